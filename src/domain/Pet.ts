@@ -1,0 +1,9 @@
+import { Schema } from "effect"
+import { NewPet } from "./NewPet.ts"
+import { PetId } from "./PetId.ts"
+
+/** A pet as stored: every field of NewPet plus the id the store assigned. */
+export class Pet extends Schema.Class<Pet>("Pet")({
+  id: PetId,
+  ...NewPet.fields
+}) {}

@@ -1,0 +1,8 @@
+import { Schema } from "effect"
+
+/** Availability of a pet. */
+export const PetStatus = Schema.Literals(["available", "pending", "sold"]).annotate({
+  identifier: "PetStatus",
+  message: `must be one of "available", "pending", "sold"`
+})
+export type PetStatus = typeof PetStatus.Type

@@ -1,0 +1,2 @@
+export * from "./ApiKeys.ts"
+export * from "./PetRepository.ts"

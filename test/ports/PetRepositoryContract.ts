@@ -1,0 +1,150 @@
+import { assert, layer } from "@effect/vitest"
+import { Effect, type Layer, Schema } from "effect"
+import { CategoryId } from "../../src/domain/CategoryId.ts"
+import { INT64_MAX, INT64_MIN } from "../../src/domain/Int64.ts"
+import { NewPet } from "../../src/domain/NewPet.ts"
+import type { Pet } from "../../src/domain/Pet.ts"
+import { PetId } from "../../src/domain/PetId.ts"
+import { PetName } from "../../src/domain/PetName.ts"
+import { PetStatus } from "../../src/domain/PetStatus.ts"
+import { PetRepository } from "../../src/ports/PetRepository.ts"
+
+export interface ContractOptions {
+  /** Property runs per property; the SQL stores use fewer to keep the suite quick. */
+  readonly runs: number
+  /** Vitest timeout per test, in milliseconds. */
+  readonly timeout?: number
+}
+
+const Batch = Schema.Array(NewPet).check(Schema.isMaxLength(25))
+const Limit = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 10 }))
+const StatusFilter = Schema.UndefinedOr(PetStatus)
+
+const createAll = (pets: ReadonlyArray<NewPet>) =>
+  Effect.gen(function*() {
+    const repo = yield* PetRepository
+    return yield* Effect.forEach(pets, repo.create)
+  })
+
+// Every pet created after this id is one the running property made: the suite is the
+// store's only writer and ids only grow, so `after` scopes a list to this run's pets.
+const currentHighWater = Effect.gen(function*() {
+  const repo = yield* PetRepository
+  const probe = yield* repo.create(new NewPet({ name: PetName.make("probe"), categoryId: CategoryId.make(0n) }))
+  return probe.id
+})
+
+const matches = (status: PetStatus | undefined) => (pet: Pet) => status === undefined || pet.status === status
+
+const pageThrough = (status: PetStatus | undefined, pageSize: number, after: PetId) =>
+  Effect.gen(function*() {
+    const repo = yield* PetRepository
+    const seen: Array<Pet> = []
+    let cursor = after
+    for (;;) {
+      const page = yield* repo.list({ limit: pageSize, status, after: cursor })
+      assert.isAtMost(page.length, pageSize)
+      seen.push(...page)
+      if (page.length < pageSize) return seen
+      cursor = page[page.length - 1]!.id
+    }
+  })
+
+/**
+ * The behaviour every PetRepository adapter must have. Registered once per
+ * adapter with a layer that yields a fresh, empty store.
+ */
+export const petRepositoryContract = (
+  name: string,
+  store: Layer.Layer<PetRepository, unknown>,
+  options: ContractOptions
+) =>
+  layer(store, { timeout: options.timeout ?? 60_000 })(`PetRepository contract: ${name}`, (it) => {
+    const arbitrary = { runs: options.runs }
+    const timeout = options.timeout ?? 60_000
+
+    it.effect("assigns ids starting at 1 and increasing", () =>
+      Effect.gen(function*() {
+        const repo = yield* PetRepository
+        const first = yield* repo.create(new NewPet({ name: PetName.make("first"), categoryId: CategoryId.make(1n) }))
+        const second = yield* repo.create(new NewPet({ name: PetName.make("second"), categoryId: CategoryId.make(1n) }))
+        assert.strictEqual(first.id, 1n)
+        assert.strictEqual(second.id, 2n)
+      }))
+
+    it.effect.prop("create then get returns exactly what was created", [NewPet], ([input]) =>
+      Effect.gen(function*() {
+        const repo = yield* PetRepository
+        const created = yield* repo.create(input)
+        assert.strictEqual(created.name, input.name)
+        assert.strictEqual(created.categoryId, input.categoryId)
+        assert.strictEqual(created.status, input.status)
+        assert.strictEqual("status" in created, input.status !== undefined)
+        assert.deepStrictEqual(yield* repo.get(created.id), created)
+      }), { timeout, arbitrary })
+
+    it.effect.prop("int64 category ids round-trip exactly", [CategoryId], ([categoryId]) =>
+      Effect.gen(function*() {
+        const repo = yield* PetRepository
+        const created = yield* repo.create(new NewPet({ name: PetName.make("n"), categoryId }))
+        assert.strictEqual((yield* repo.get(created.id)).categoryId, categoryId)
+      }), { timeout, arbitrary })
+
+    it.effect("int64 boundaries and values beyond 2^53 round-trip exactly", () =>
+      Effect.gen(function*() {
+        const repo = yield* PetRepository
+        for (const value of [INT64_MIN, INT64_MAX, 9007199254740993n, -9007199254740993n, 0n]) {
+          const created = yield* repo.create(new NewPet({ name: PetName.make("edge"), categoryId: CategoryId.make(value) }))
+          assert.strictEqual((yield* repo.get(created.id)).categoryId, value)
+        }
+      }))
+
+    it.effect("get of an id that was never assigned fails with PetNotFound", () =>
+      Effect.gen(function*() {
+        const repo = yield* PetRepository
+        for (const id of [0n, -1n, INT64_MIN, INT64_MAX]) {
+          const error = yield* Effect.flip(repo.get(PetId.make(id)))
+          assert.strictEqual(error._tag, "PetNotFound")
+        }
+      }))
+
+    it.effect.prop(
+      "list respects limit, status and ascending id order",
+      [Batch, Limit, StatusFilter],
+      ([batch, limit, status]) =>
+        Effect.gen(function*() {
+          const repo = yield* PetRepository
+          const after = yield* currentHighWater
+          const created = yield* createAll(batch)
+          const listed = yield* repo.list({ limit, status, after })
+          assert.deepStrictEqual(listed, created.filter(matches(status)).slice(0, limit))
+        }),
+      { timeout, arbitrary }
+    )
+
+    it.effect.prop(
+      "paging with the last id as cursor covers every pet exactly once",
+      [Batch, Limit, StatusFilter],
+      ([batch, pageSize, status]) =>
+        Effect.gen(function*() {
+          const after = yield* currentHighWater
+          const created = yield* createAll(batch)
+          const seen = yield* pageThrough(status, pageSize, after)
+          assert.deepStrictEqual(seen.map((p) => p.id), created.filter(matches(status)).map((p) => p.id))
+        }),
+      { timeout, arbitrary }
+    )
+
+    it.effect("500 concurrent creates get 500 distinct ids, all readable", () =>
+      Effect.gen(function*() {
+        const repo = yield* PetRepository
+        const inputs = Array.from({ length: 500 }, (_, i) =>
+          new NewPet({ name: PetName.make(`pet ${i}`), categoryId: CategoryId.make(BigInt(i)) }))
+        const created = yield* Effect.forEach(inputs, repo.create, { concurrency: "unbounded" })
+        assert.strictEqual(new Set(created.map((p) => p.id)).size, 500)
+        const read = yield* Effect.forEach(created, (p) => repo.get(p.id), { concurrency: 50 })
+        assert.deepStrictEqual(read, created)
+      }))
+
+    it.effect("reports ready", () => Effect.flatMap(PetRepository, (repo) => repo.ready))
+  })
