@@ -1,0 +1,121 @@
+import { Duration, Effect, Layer, Schema } from "effect"
+import { SqlClient, type SqlError, SqlSchema } from "effect/sql"
+import { CategoryId } from "../../domain/CategoryId.ts"
+import { PetNotFound, StoreUnavailable } from "../../domain/Errors.ts"
+import type { NewPet } from "../../domain/NewPet.ts"
+import { Pet } from "../../domain/Pet.ts"
+import { PetId } from "../../domain/PetId.ts"
+import { PetName } from "../../domain/PetName.ts"
+import type { PetQuery } from "../../domain/PetQuery.ts"
+import { PetStatus } from "../../domain/PetStatus.ts"
+import { PetRepository } from "../../ports/PetRepository.ts"
+import * as PetMigrations from "./PetMigrations.ts"
+
+/** Tuning for the SQL-backed repository. */
+export interface Options {
+  /** Longest a single repository call may take before it fails with StoreUnavailable. */
+  readonly timeout: Duration.Input
+}
+
+// Rows are decoded through the domain schemas, so a row no service could have written fails loudly.
+const PetRow = Schema.Struct({
+  id: PetId,
+  name: PetName,
+  category_id: CategoryId,
+  status: Schema.NullOr(PetStatus)
+})
+
+const toPet = (row: typeof PetRow.Type): Pet =>
+  new Pet(
+    row.status === null
+      ? { id: row.id, name: row.name, categoryId: row.category_id }
+      : { id: row.id, name: row.name, categoryId: row.category_id, status: row.status },
+    { disableChecks: true }
+  )
+
+// Connection loss, timeouts and conflicts a retry can fix are the caller's "try again";
+// anything else (a constraint the domain should have caught, bad SQL) is a bug and dies.
+const unavailableOrDie = (timeout: Duration.Duration) =>
+<A, R>(effect: Effect.Effect<A, SqlError.SqlError | Schema.SchemaError, R>) =>
+  effect.pipe(
+    Effect.timeoutOrElse({
+      duration: timeout,
+      orElse: () =>
+        Effect.fail(
+          new StoreUnavailable({ message: `the database did not answer within ${Duration.format(timeout)}` })
+        )
+    }),
+    Effect.catchTag("SqlError", (error) =>
+      error.reason._tag === "ConnectionError" || error.reason._tag === "AuthenticationError" || error.isRetryable
+        ? Effect.fail(new StoreUnavailable({ message: `the database is unavailable: ${error.reason._tag}` }))
+        : Effect.die(error)),
+    Effect.catchTag("SchemaError", Effect.die)
+  )
+
+/** Builds a PetRepository on any PostgreSQL-speaking SqlClient, after running the migrations. */
+export const make = (options: Options) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* PetMigrations.run
+    const guard = unavailableOrDie(Duration.fromInputUnsafe(options.timeout))
+
+    const insert = SqlSchema.findOne({
+      Request: Schema.Struct({ name: Schema.String, categoryId: Schema.BigInt, status: Schema.NullOr(Schema.String) }),
+      Result: PetRow,
+      execute: (pet) =>
+        sql`INSERT INTO pets (name, category_id, status)
+            VALUES (${pet.name}, ${pet.categoryId}, ${pet.status})
+            RETURNING id, name, category_id, status`
+    })
+
+    const byId = SqlSchema.findAll({
+      Request: Schema.BigInt,
+      Result: PetRow,
+      execute: (id) => sql`SELECT id, name, category_id, status FROM pets WHERE id = ${id}`
+    })
+
+    const page = SqlSchema.findAll({
+      Request: Schema.Struct({
+        limit: Schema.Number,
+        status: Schema.NullOr(Schema.String),
+        after: Schema.BigInt
+      }),
+      Result: PetRow,
+      execute: ({ after, limit, status }) =>
+        status === null
+          ? sql`SELECT id, name, category_id, status FROM pets
+                WHERE id > ${after} ORDER BY id LIMIT ${limit}`
+          : sql`SELECT id, name, category_id, status FROM pets
+                WHERE status = ${status} AND id > ${after} ORDER BY id LIMIT ${limit}`
+    })
+
+    const create = Effect.fn("PetRepository.create")((pet: NewPet) =>
+      insert({ name: pet.name, categoryId: pet.categoryId, status: pet.status ?? null }).pipe(
+        Effect.catchTag("NoSuchElementError", Effect.die),
+        Effect.map(toPet),
+        guard
+      )
+    )
+
+    const get = Effect.fn("PetRepository.get")(function*(id: PetId) {
+      const rows = yield* guard(byId(id))
+      const row = rows[0]
+      if (row === undefined) return yield* new PetNotFound({ id })
+      return toPet(row)
+    })
+
+    const list = Effect.fn("PetRepository.list")((query: PetQuery) =>
+      page({ limit: query.limit, status: query.status ?? null, after: query.after ?? 0n }).pipe(
+        Effect.map((rows) => rows.map(toPet)),
+        guard
+      )
+    )
+
+    const ready = guard(Effect.asVoid(sql`SELECT 1`)).pipe(Effect.withSpan("PetRepository.ready"))
+
+    return PetRepository.of({ create, get, list, ready })
+  })
+
+/** A PetRepository on the SqlClient in context (PostgreSQL server or embedded PGlite). */
+export const layer = (options: Options): Layer.Layer<PetRepository, unknown, SqlClient.SqlClient> =>
+  Layer.effect(PetRepository, make(options))
