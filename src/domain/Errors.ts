@@ -10,17 +10,28 @@ export class PetNotFound extends Schema.TaggedError<PetNotFound>()("PetNotFound"
   }
 }
 
+// What a value of each schema kind is called when the schema itself names nothing.
+const KIND_NAMES: Partial<Record<string, string>> = {
+  Objects: "an object",
+  Arrays: "an array",
+  String: "a string",
+  Number: "a number",
+  Boolean: "a boolean",
+  BigInt: "an integer"
+}
+
 const issueFormatter = SchemaIssue.makeFormatterStandardSchemaV1({
   leafHook: (issue) => {
-    const annotated = "annotations" in issue ? issue.annotations?.["message"] : undefined
-    if (typeof annotated === "string") return annotated
+    const annotations = "annotations" in issue ? issue.annotations : undefined
+    if (typeof annotations?.["message"] === "string") return annotations["message"]
+    if (typeof annotations?.["expected"] === "string") return `expected ${annotations["expected"]}`
     switch (issue._tag) {
       case "MissingKey":
         return "is required"
       case "UnexpectedKey":
         return "is not allowed"
       case "InvalidType": {
-        const expected = issue.ast.annotations?.["expected"]
+        const expected = issue.ast.annotations?.["expected"] ?? KIND_NAMES[issue.ast._tag]
         return typeof expected === "string" ? `expected ${expected}` : "has the wrong type"
       }
       default:
@@ -39,11 +50,14 @@ const formatPath = (path: ReadonlyArray<PropertyKey | { readonly key: PropertyKe
 export class InvalidInput extends Schema.TaggedError<InvalidInput>()("InvalidInput", {
   message: Schema.String
 }) {
-  /** Builds the message `field: what was wrong` (issues joined by "; ") from a schema issue. */
-  static fromIssue(issue: SchemaIssue.Issue, root?: string): InvalidInput {
+  /**
+   * Builds the message `field: what was wrong` (issues joined by "; ") from a schema
+   * issue. `whole` names the input itself, for issues about the whole value.
+   */
+  static fromIssue(issue: SchemaIssue.Issue, whole?: string): InvalidInput {
     const message = issueFormatter(issue).issues
       .map(({ message, path = [] }) => {
-        const where = formatPath(root === undefined ? path : [root, ...path])
+        const where = path.length === 0 ? whole ?? "" : formatPath(path)
         return where === "" ? message : `${where}: ${message}`
       })
       .join("; ")

@@ -1,0 +1,20 @@
+import { HttpApi, OpenApi } from "effect/http-api"
+import { transformOpenApi } from "./OpenApiTransform.ts"
+import { AnimalsGroup, NewPetJson } from "./PetsApi.ts"
+
+/**
+ * The Animal Store HTTP API, version 1.0.0, under the `/v1` base path. Shared by the
+ * server, the OpenAPI document and typed clients; it contains no server code.
+ */
+export class Api extends HttpApi.make("animal-store")
+  .add(AnimalsGroup)
+  .prefix("/v1")
+  // The body is read as text for lossless int64; this documents the object it carries.
+  .annotate(HttpApi.AdditionalSchemas, [NewPetJson.annotate({ identifier: "NewPet" })])
+  .annotateMerge(OpenApi.annotations({
+    title: "Animal Store",
+    version: "1.0.0",
+    description: "A store's catalogue of animals. All operations need `Authorization: Bearer <API key>`.",
+    transform: transformOpenApi
+  }))
+{}

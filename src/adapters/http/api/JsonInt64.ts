@@ -1,0 +1,58 @@
+import { Schema, SchemaTransformation } from "effect"
+
+// Node 24 has both; TypeScript 5.9's lib does not declare them yet.
+declare global {
+  interface JSON {
+    rawJSON(text: string): RawJson
+    isRawJSON(value: unknown): value is RawJson
+  }
+}
+
+/** What `JSON.rawJSON` returns: text that `JSON.stringify` writes verbatim. */
+export interface RawJson {
+  readonly rawJSON: string
+}
+
+const INTEGER_LITERAL = /^-?(?:0|[1-9]\d*)$/
+
+/**
+ * `JSON.parse` reviver that turns every integer literal into a `bigint` with its exact
+ * digits. Fractions and exponents (`1.5`, `1e3`, `1.0`) stay numbers, so an int64 field
+ * can refuse them instead of silently accepting a rounded value.
+ */
+export const int64Reviver = (_key: string, value: unknown, context?: { readonly source?: string }): unknown =>
+  typeof value === "number" && context?.source !== undefined && INTEGER_LITERAL.test(context.source)
+    ? BigInt(context.source)
+    : value
+
+const isWireInt64 = (u: unknown): u is bigint | RawJson => typeof u === "bigint" || JSON.isRawJSON(u)
+
+// The JSON-side representation: a bigint after lossless parsing, a RawJson before stringifying.
+// `toCodecJson: () => undefined` keeps HttpApi's JSON codec from turning it into a string.
+const WireInt64 = Schema.declare(isWireInt64, {
+  expected: "an integer",
+  toCodecJson: () => undefined,
+  toCodecStringTree: () => undefined
+}).check(Schema.makeFilter(() => true, { toJsonSchema: () => ({ type: "integer", format: "int64" }) }))
+
+/**
+ * Wraps a bigint domain schema so that, in JSON, it is a bare integer with all of its
+ * digits: decoded from what {@link int64Reviver} produced, encoded with `JSON.rawJSON`.
+ */
+export const jsonInt64 = <S extends Schema.Codec<bigint, bigint>>(domain: S) =>
+  WireInt64.pipe(
+    Schema.decodeTo(
+      domain,
+      SchemaTransformation.transform({
+        decode: (wire: bigint | RawJson): bigint => typeof wire === "bigint" ? wire : BigInt(wire.rawJSON),
+        encode: (value: bigint): bigint | RawJson => JSON.rawJSON(value.toString())
+      })
+    )
+  )
+
+/**
+ * A JSON request body that HttpApi reads as text and this schema parses losslessly,
+ * because HttpApi's own JSON path uses plain `JSON.parse`, which rounds past 2^53.
+ */
+export const LosslessJsonBody = <S extends Schema.Top>(schema: S) =>
+  Schema.fromJsonString(schema, { reviver: int64Reviver as never })

@@ -1,0 +1,99 @@
+import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, PAGE_LIMIT_MIN } from "../../../domain/PetQuery.ts"
+import { AUTH_REALM, ERROR_CODES } from "./ApiErrors.ts"
+import { SUNSET } from "./Sunset.ts"
+
+type Json = Record<string, any>
+
+const ERROR_REF = { $ref: "#/components/schemas/Error" }
+
+// The Error body of the spec, one schema for every error status.
+const ErrorSchema = {
+  type: "object",
+  description: "Error body used for every error response.",
+  properties: {
+    code: {
+      type: "string",
+      description: "Machine-readable error code.",
+      enum: ERROR_CODES
+    },
+    message: { type: "string", description: "Human-readable description." },
+    status: { type: "integer", description: "The HTTP status code of the response." }
+  },
+  required: ["code", "message", "status"],
+  additionalProperties: false
+}
+
+const deprecationHeaders = {
+  Deprecation: {
+    description: "RFC 9745: when the operation was deprecated.",
+    schema: { type: "string" },
+    required: true
+  },
+  Sunset: {
+    description: "RFC 8594: when the operation stops working.",
+    schema: { type: "string", const: SUNSET.httpDate },
+    required: true
+  },
+  Link: {
+    description: "The successor operation.",
+    schema: { type: "string", const: SUNSET.successorLink },
+    required: true
+  }
+}
+
+/**
+ * Fixes what HttpApi cannot express in the generated document, so it matches the spec:
+ * paths relative to the /v1 base address, integer query/path parameters (HttpApi documents them as patterned strings), the
+ * lossless JSON body (read as text), one Error schema for all errors, and the headers
+ * of the deprecated operation.
+ */
+export const transformOpenApi = (spec: Json): Json => {
+  // The spec's base addresses already end in /v1, so its paths are relative to that.
+  spec["paths"] = Object.fromEntries(
+    Object.entries<Json>(spec["paths"] ?? {}).map(([path, item]) => [path.replace(/^\/v1(?=\/)/, ""), item])
+  )
+  for (const item of Object.values<Json>(spec["paths"] ?? {})) {
+    for (const operation of Object.values<Json>(item)) {
+      for (const parameter of operation["parameters"] ?? []) {
+        if (parameter.name === "limit") {
+          parameter.description = "Maximum number of animals to return."
+          parameter.schema = { type: "integer", minimum: PAGE_LIMIT_MIN, maximum: PAGE_LIMIT_MAX, default: PAGE_LIMIT_DEFAULT }
+        } else if (parameter.name === "petId") {
+          parameter.description = "Identifier of the animal to retrieve."
+          parameter.schema = { type: "integer", format: "int64" }
+        } else if (parameter.name === "status") {
+          parameter.description = "Only animals with this status are returned."
+          parameter.schema = { $ref: "#/components/schemas/PetStatus" }
+        } else if (parameter.name === "cursor") {
+          parameter.description = "Opaque position from a previous response's Link rel=\"next\" header."
+          parameter.schema = { type: "string" }
+        }
+      }
+      const body = operation["requestBody"]?.content?.["application/json"]
+      if (body !== undefined) body.schema = { $ref: "#/components/schemas/NewPet" }
+      for (const [status, response] of Object.entries<Json>(operation["responses"] ?? {})) {
+        if (Number(status) >= 400) {
+          response["content"] = { "application/json": { schema: ERROR_REF } }
+          if (status === "401") {
+            response["headers"] = {
+              "WWW-Authenticate": {
+                description: `Bearer realm="${AUTH_REALM}", with error="invalid_token" when a key was sent but refused.`,
+                schema: { type: "string" },
+                required: true
+              }
+            }
+          }
+        }
+        if (operation["deprecated"] === true) {
+          response["headers"] = { ...response["headers"], ...deprecationHeaders }
+        }
+      }
+    }
+  }
+  const schemas: Json = spec["components"]?.schemas ?? {}
+  for (const name of Object.keys(schemas)) {
+    if (name.endsWith("Encoded")) delete schemas[name]
+  }
+  schemas["Error"] = ErrorSchema
+  return spec
+}

@@ -1,0 +1,55 @@
+import { Effect, Schema, SchemaIssue, SchemaTransformation } from "effect"
+import { PAGE_LIMIT_MAX, PAGE_LIMIT_MIN } from "../../../domain/PetQuery.ts"
+import { PetId } from "../../../domain/PetId.ts"
+
+const DIGITS = /^(?:0|[1-9]\d*)$/
+const SIGNED_DIGITS = /^-?(?:0|[1-9]\d*)$/
+
+/**
+ * `limit` as it appears in a query string: plain decimal digits only, so `1e1`, `0x10`,
+ * ` 5` and `2.0` are refused rather than coerced.
+ */
+export const LimitParam = Schema.String.check(
+  Schema.isPattern(DIGITS, { message: `must be an integer from ${PAGE_LIMIT_MIN} to ${PAGE_LIMIT_MAX}` })
+).pipe(
+  Schema.decodeTo(
+    Schema.Int.check(
+      Schema.isBetween(
+        { minimum: PAGE_LIMIT_MIN, maximum: PAGE_LIMIT_MAX },
+        { message: `must be an integer from ${PAGE_LIMIT_MIN} to ${PAGE_LIMIT_MAX}` }
+      )
+    ),
+    SchemaTransformation.transform({ decode: Number, encode: String })
+  )
+)
+
+/** A pet id in a URL path: an optionally signed decimal integer within int64. */
+export const PetIdParam = Schema.String.check(
+  Schema.isPattern(SIGNED_DIGITS, { message: "expected an integer" })
+).pipe(
+  Schema.decodeTo(PetId, SchemaTransformation.transform({ decode: BigInt, encode: String }))
+)
+
+const CURSOR_PREFIX = "after:"
+const invalidCursor = (input: string) =>
+  new SchemaIssue.InvalidValue({ message: "is not a cursor this service issued" }, input)
+
+/**
+ * The opaque `cursor` of a next-page link: the last id of the previous page, so paging
+ * is a keyset scan (no gaps or repeats when pets are added meanwhile).
+ */
+export const CursorParam = Schema.String.pipe(
+  Schema.decodeTo(
+    PetId,
+    SchemaTransformation.transformEffect({
+      decode: (cursor: string) => {
+        const text = Buffer.from(cursor, "base64url").toString("utf8")
+        const digits = text.startsWith(CURSOR_PREFIX) ? text.slice(CURSOR_PREFIX.length) : ""
+        return DIGITS.test(digits) && Buffer.from(text, "utf8").toString("base64url") === cursor
+          ? Effect.succeed(BigInt(digits))
+          : Effect.fail(invalidCursor(cursor))
+      },
+      encode: (id: bigint) => Effect.succeed(Buffer.from(`${CURSOR_PREFIX}${id}`, "utf8").toString("base64url"))
+    })
+  )
+)

@@ -1,0 +1,75 @@
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { CategoryId } from "../../../domain/CategoryId.ts"
+import { PetId } from "../../../domain/PetId.ts"
+import { PetName } from "../../../domain/PetName.ts"
+import { PetStatus } from "../../../domain/PetStatus.ts"
+import {
+  Gone,
+  Internal,
+  InvalidRequest,
+  NotFound,
+  PayloadTooLarge,
+  ServiceUnavailable,
+  UnsupportedMediaType
+} from "./ApiErrors.ts"
+import { Authorization } from "./Authorization.ts"
+import { JsonContentType } from "./JsonContentType.ts"
+import { jsonInt64, LosslessJsonBody } from "./JsonInt64.ts"
+import { CursorParam, LimitParam, PetIdParam } from "./PathAndQuery.ts"
+import { RequestValidation } from "./RequestValidation.ts"
+
+/** A pet on the wire: int64 fields are bare JSON integers with every digit. */
+export const PetJson = Schema.Struct({
+  id: jsonInt64(PetId),
+  name: PetName,
+  categoryId: jsonInt64(CategoryId),
+  status: Schema.optionalKey(PetStatus)
+}).annotate({ identifier: "Pet" })
+
+/** The createPet body. Unknown keys, including a client-supplied `id`, are ignored. */
+export const NewPetJson = Schema.Struct({
+  name: PetName,
+  categoryId: jsonInt64(CategoryId),
+  status: Schema.optionalKey(PetStatus)
+})
+
+/** The three `animals` operations of the spec, under bearer authentication. */
+export class AnimalsGroup extends HttpApiGroup.make("animals")
+  .add(
+    HttpApiEndpoint.get("listPets", "/pets", {
+      query: {
+        limit: Schema.optionalKey(LimitParam),
+        status: Schema.optionalKey(PetStatus),
+        cursor: Schema.optionalKey(CursorParam)
+      },
+      success: HttpApiSchema.WithHeaders(Schema.Array(PetJson).annotate({ identifier: "Pets" }), {
+        link: Schema.optionalKey(Schema.String)
+      }),
+      error: [InvalidRequest, ServiceUnavailable, Internal]
+    }).annotateMerge(OpenApi.annotations({
+      identifier: "listPets",
+      summary: "List animals",
+      description: "Pets in ascending id order. When more exist, a `Link: <...>; rel=\"next\"` header " +
+        "points at the next page (keyset cursor); the body stays a plain array."
+    })),
+    HttpApiEndpoint.post("createPet", "/pets", {
+      payload: LosslessJsonBody(NewPetJson).pipe(HttpApiSchema.asText({ contentType: "application/json" })),
+      success: HttpApiSchema.WithHeaders(PetJson.pipe(HttpApiSchema.status(201)), { location: Schema.String }),
+      error: [InvalidRequest, PayloadTooLarge, UnsupportedMediaType, ServiceUnavailable, Internal]
+    }).middleware(JsonContentType)
+      .annotateMerge(OpenApi.annotations({ identifier: "createPet", summary: "Add an animal" })),
+    HttpApiEndpoint.get("getPet", "/pets/:petId", {
+      params: { petId: PetIdParam },
+      success: PetJson,
+      error: [InvalidRequest, NotFound, Gone, ServiceUnavailable, Internal]
+    }).annotateMerge(OpenApi.annotations({
+      identifier: "getPet",
+      summary: "Get an animal (deprecated)",
+      description: "Deprecated; removed on 5 December 2030 (410 Gone from then on). Use GET /pets with the status filter.",
+      deprecated: true
+    }))
+  )
+  .middleware(RequestValidation)
+  .middleware(Authorization)
+{}

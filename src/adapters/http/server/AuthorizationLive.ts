@@ -1,0 +1,26 @@
+import { Effect, Layer, Redacted } from "effect"
+import { HttpServerRequest } from "effect/http"
+import { Unauthorized } from "../../../domain/Errors.ts"
+import { ApiKeys } from "../../../ports/ApiKeys.ts"
+import { Authorization } from "../api/Authorization.ts"
+import { toHttpError } from "./HttpErrors.ts"
+
+/** Checks the bearer key of every /v1 request against the ApiKeys port. */
+export const layer: Layer.Layer<Authorization, never, ApiKeys> = Layer.effect(
+  Authorization,
+  Effect.gen(function*() {
+    const keys = yield* ApiKeys
+    return Authorization.of({
+      bearerAuth: Effect.fn("Authorization.bearerAuth")(function*(httpEffect, { credential }) {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        // A header that is present but unusable (wrong scheme, empty) counts as an invalid token.
+        const sent = request.headers["authorization"] !== undefined
+        if (!sent) return yield* Effect.fail(toHttpError(new Unauthorized({ credential: "missing" })))
+        if (Redacted.value(credential) === "" || !(yield* keys.verify(credential))) {
+          return yield* Effect.fail(toHttpError(new Unauthorized({ credential: "invalid" })))
+        }
+        return yield* httpEffect
+      })
+    })
+  })
+)

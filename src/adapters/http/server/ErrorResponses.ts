@@ -1,0 +1,98 @@
+import { ByteSize, Cause, Effect, type Types } from "effect"
+import {
+  HttpIncomingMessage,
+  HttpRouter,
+  HttpServerError,
+  HttpServerRequest,
+  HttpServerResponse
+} from "effect/http"
+import { Internal, MethodNotAllowed, NotFound, PayloadTooLarge, UnsupportedMediaType } from "../api/ApiErrors.ts"
+import type { RouteTable } from "./RouteTable.ts"
+
+/** Largest request body accepted; larger ones get 413 before they are fully read. */
+export const MAX_BODY_BYTES = 64 * 1024
+
+const errorResponse = (
+  error: { readonly code: string; readonly message: string; readonly status: number },
+  headers?: Record<string, string>
+) =>
+  HttpServerResponse.jsonUnsafe(
+    { code: error.code, message: error.message, status: error.status },
+    { status: error.status, ...(headers === undefined ? {} : { headers }) }
+  )
+
+const pathOf = (request: HttpServerRequest.HttpServerRequest) => new URL(request.url, "http://x").pathname
+
+const isJsonResponse = (response: HttpServerResponse.HttpServerResponse) =>
+  (response.headers["content-type"] ?? "").includes("json")
+
+// Headers of a framework response that still matter once its body is replaced.
+const KEPT_HEADERS = ["allow", "connection", "www-authenticate"] as const
+
+/** Gives a framework-made error response (empty or text/plain) the documented JSON body. */
+const toJsonError = (request: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse) => {
+  if (response.status < 400 || isJsonResponse(response)) return response
+  const kept: Record<string, string> = {}
+  for (const name of KEPT_HEADERS) {
+    const value = response.headers[name]
+    if (value !== undefined) kept[name] = value
+  }
+  switch (response.status) {
+    case 413:
+      return errorResponse(new PayloadTooLarge({ message: `the request body exceeds ${MAX_BODY_BYTES} bytes` }), kept)
+    case 415:
+      return errorResponse(
+        new UnsupportedMediaType({
+          message: `content-type ${request.headers["content-type"] ?? "(none)"} is not supported; send application/json`
+        }),
+        kept
+      )
+    default:
+      return response.status >= 500
+        ? errorResponse(new Internal({ message: "internal error" }), kept)
+        : errorResponse({ code: "invalid_request", message: "the request is malformed", status: response.status }, kept)
+  }
+}
+
+const isRouteNotFound = (cause: Cause.Cause<unknown>) =>
+  cause.reasons.some((reason) =>
+    reason._tag === "Fail" && HttpServerError.isHttpServerError(reason.error) &&
+    reason.error.reason._tag === "RouteNotFound"
+  )
+
+/**
+ * Makes every error the service can answer, including those the framework produces
+ * itself (unknown route, wrong method, oversized or non-JSON body, defects), carry the
+ * `{code, message, status}` body. Defects are logged with their cause and answered
+ * without internals.
+ */
+export const layer = (routes: RouteTable) =>
+  HttpRouter.middleware(
+    // The declared error type keeps `unhandled`, as HttpRouter.middleware requires.
+    (app): Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest> =>
+      Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const response = yield* app.pipe(
+          Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(MAX_BODY_BYTES)),
+          Effect.catchCause((cause) =>
+            Effect.gen(function*() {
+              if (isRouteNotFound(cause)) {
+                const path = pathOf(request)
+                const allowed = routes.allowed(path)
+                return allowed.length === 0
+                  ? errorResponse(new NotFound({ message: `no route for ${request.method} ${path}` }))
+                  : errorResponse(
+                    new MethodNotAllowed({ message: `${request.method} is not allowed on ${path}; use ${allowed.join(", ")}` }),
+                    { allow: allowed.join(", ") }
+                  )
+              }
+              const [response] = yield* HttpServerError.causeResponse(cause)
+              if (response.status >= 500) yield* Effect.logError("request failed", cause)
+              return response
+            })
+          )
+        )
+        return toJsonError(request, response)
+      }),
+    { global: true }
+  )

@@ -1,0 +1,32 @@
+import type {
+  Gone as DomainGone,
+  InvalidInput,
+  PetNotFound,
+  StoreUnavailable,
+  Unauthorized as DomainUnauthorized
+} from "../../../domain/Errors.ts"
+import { Gone, InvalidRequest, NotFound, ServiceUnavailable, Unauthorized } from "../api/ApiErrors.ts"
+
+/** Every domain error an HTTP handler can meet. */
+export type DomainError = PetNotFound | InvalidInput | DomainUnauthorized | DomainGone | StoreUnavailable
+
+interface HttpErrorFor {
+  readonly PetNotFound: NotFound
+  readonly InvalidInput: InvalidRequest
+  readonly Unauthorized: Unauthorized
+  readonly Gone: Gone
+  readonly StoreUnavailable: ServiceUnavailable
+}
+
+const mappings: { readonly [K in DomainError["_tag"]]: (error: Extract<DomainError, { _tag: K }>) => HttpErrorFor[K] } = {
+  PetNotFound: (error) => new NotFound({ message: error.message }),
+  InvalidInput: (error) => new InvalidRequest({ message: error.message }),
+  Unauthorized: (error) => new Unauthorized({ message: error.message, invalidToken: error.credential === "invalid" }),
+  Gone: (error) => new Gone({ message: error.message }),
+  StoreUnavailable: (error) => new ServiceUnavailable({ message: error.message })
+}
+
+/** The one place where domain errors become HTTP errors. */
+export const toHttpError = <E extends DomainError>(error: E): HttpErrorFor[E["_tag"]] =>
+  // TypeScript cannot correlate the record lookup with E; the mapped type above keeps each entry honest.
+  (mappings[error._tag] as unknown as (error: E) => HttpErrorFor[E["_tag"]])(error)
