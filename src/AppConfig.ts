@@ -1,0 +1,46 @@
+import { Config, Duration, Option, Redacted, Schema } from "effect"
+
+/** Which PetRepository adapter serves the catalogue. */
+export const StoreKind = Schema.Literals(["memory", "embedded", "postgres"])
+export type StoreKind = typeof StoreKind.Type
+
+const LOG_LEVELS = ["all", "fatal", "error", "warn", "info", "debug", "trace", "none"] as const
+
+// A public base address must be absolute and end with the /v1 version segment, like the spec's.
+const BaseUrl = Schema.String.check(Schema.makeFilter(
+  (url: string) =>
+    URL.canParse(url) && /^https?:$/.test(new URL(url).protocol) &&
+    new URL(url).pathname.replace(/\/$/, "").endsWith("/v1"),
+  { message: "must be an absolute http(s) URL ending in /v1" }
+))
+
+/**
+ * Every setting, read from the environment. Each has a default except the ones that
+ * only matter for one store; `npm start` with nothing set runs the embedded store.
+ */
+export const AppConfig = Config.all({
+  port: Config.Port("PORT").pipe(Config.withDefault(8080)),
+  host: Config.String("HOST").pipe(Config.withDefault("127.0.0.1")),
+  apiKeys: Config.Redacted("API_KEYS").pipe(
+    Config.map((keys) =>
+      Redacted.value(keys).split(",").map((key) => key.trim()).filter((key) => key !== "").map((key) => Redacted.make(key))
+    ),
+    Config.withDefault([] as ReadonlyArray<Redacted.Redacted<string>>)
+  ),
+  store: Config.schema(StoreKind, "STORE").pipe(Config.option),
+  databaseUrl: Config.Redacted("DATABASE_URL").pipe(Config.option),
+  databasePoolSize: Config.Int("DATABASE_POOL_SIZE").pipe(Config.withDefault(10)),
+  databaseConnectTimeout: Config.Duration("DATABASE_CONNECT_TIMEOUT").pipe(Config.withDefault(Duration.seconds(5))),
+  databaseStatementTimeout: Config.Duration("DATABASE_STATEMENT_TIMEOUT").pipe(Config.withDefault(Duration.seconds(5))),
+  dataDir: Config.String("DATA_DIR").pipe(Config.withDefault("./data")),
+  logLevel: Config.schema(Schema.Literals(LOG_LEVELS), "LOG_LEVEL").pipe(Config.withDefault("info" as const)),
+  publicBaseUrl: Config.schema(BaseUrl, "PUBLIC_BASE_URL").pipe(Config.withDefault("http://localhost:8080/v1")),
+  stagingBaseUrl: Config.schema(BaseUrl, "STAGING_BASE_URL").pipe(Config.withDefault("http://localhost:8080/v1"))
+}).pipe(
+  Config.map((config) => ({
+    ...config,
+    // postgres when a database URL is given, the embedded database otherwise.
+    store: Option.getOrElse(config.store, (): StoreKind => Option.isSome(config.databaseUrl) ? "postgres" : "embedded")
+  }))
+)
+export type AppConfig = Config.Success<typeof AppConfig>

@@ -1,0 +1,200 @@
+/**
+ * Carries the PostgreSQL wire protocol between `@effect/sql-pg` and an
+ * in-process PGlite through PgClient's `stream` option, so the SQL that runs
+ * against a PostgreSQL server runs unchanged against the embedded database.
+ * No socket is opened.
+ *
+ * PGlite is a single backend session. Every connection made through the
+ * returned factory waits for its turn at that session, and hands it back reset
+ * (see {@link resetSession}); give PgClient one connection, or connections
+ * queue behind each other until their connect timeout.
+ */
+import type { PGlite } from "@electric-sql/pglite"
+import { Duplex } from "node:stream"
+
+// Request codes carried by the untyped packets a client may send before its
+// startup message (PostgreSQL protocol, "Message Formats").
+const sslRequestCode = 80877103
+const gssEncRequestCode = 80877104
+const cancelRequestCode = 80877102
+/** PostgreSQL's own bound on a startup packet. */
+const maxStartupPacketLength = 10_000
+const terminateType = 0x58 // 'X'
+
+/** The server's refusal of TLS or GSS encryption: PGlite has neither. */
+const encryptionRefused = Buffer.from("N")
+
+const typedMessage = (type: string, body: Buffer): Buffer => {
+  const header = Buffer.alloc(5)
+  header.write(type, 0, "latin1")
+  header.writeInt32BE(4 + body.length, 1)
+  return Buffer.concat([header, body])
+}
+
+const simpleQuery = (sql: string): Buffer => typedMessage("Q", Buffer.from(`${sql}\0`, "utf8"))
+
+/**
+ * Returns the session to the state of a fresh connection: `Sync` leaves an
+ * interrupted extended-query cycle, `ROLLBACK` ends a transaction the previous
+ * connection left open (so the next one's writes cannot land in it), and
+ * `DISCARD ALL` drops prepared statements, cursors, temp tables and settings.
+ */
+const resetSession = Buffer.concat([
+  typedMessage("S", Buffer.alloc(0)),
+  simpleQuery("ROLLBACK"),
+  simpleQuery("DISCARD ALL")
+])
+
+const bridgeError = (message: string): Error => new Error(`PgliteBridge: ${message}`)
+
+const asError = (cause: unknown): Error =>
+  cause instanceof Error ? cause : new Error("PgliteBridge: PGlite failed", { cause })
+
+/**
+ * Makes the `stream` factory for PgClient: each call opens one connection to
+ * the given, already opened, PGlite.
+ */
+export const makePgliteStream = (pglite: PGlite): (() => Duplex) => {
+  /** Settles when the connection that last claimed the session has released it. */
+  let sessionReleased: Promise<void> = Promise.resolve()
+
+  /**
+   * Runs protocol messages in PGlite. `runExclusive` keeps PGlite's own query
+   * API and `close()` out while they run; a PGlite that has begun closing is
+   * refused rather than driven while it tears down.
+   */
+  const exchange = (messages: Uint8Array): Promise<Uint8Array> =>
+    pglite.runExclusive(() =>
+      pglite.ready
+        ? pglite.execProtocolRaw(messages)
+        : Promise.reject(bridgeError("PGlite is closed"))
+    )
+
+  return () => {
+    let pending: Buffer = Buffer.alloc(0)
+    let started = false
+    let ended = false
+    /** Set once this connection has claimed the session. */
+    let release: (() => void) | undefined
+
+    const claimSession = (): Promise<void> => {
+      const previous = sessionReleased
+      let handOver!: () => void
+      sessionReleased = new Promise((resolve) => handOver = resolve)
+      let released = false
+      release = () => {
+        if (released) return
+        released = true
+        // Queued behind this connection's own messages (`runExclusive` is FIFO);
+        // a failure means PGlite is closing, and then there is no session left.
+        void previous
+          .then(() => exchange(resetSession))
+          .then(undefined, () => undefined)
+          .finally(handOver)
+      }
+      return previous
+    }
+
+    /** Ends the connection as a server does: release the session, then EOF. */
+    const finish = (): void => {
+      release?.()
+      if (ended) return
+      ended = true
+      if (!duplex.destroyed) duplex.push(null)
+    }
+
+    const respond = (bytes: Uint8Array): void => {
+      if (bytes.length > 0 && !duplex.destroyed) duplex.push(bytes)
+    }
+
+    const startupPhase = async (): Promise<void> => {
+      while (!started && !duplex.destroyed && pending.length >= 4) {
+        const length = pending.readInt32BE(0)
+        if (length < 8 || length > maxStartupPacketLength) {
+          throw bridgeError(`invalid startup packet length ${length}`)
+        }
+        if (pending.length < length) return
+        const packet = pending.subarray(0, length)
+        pending = pending.subarray(length)
+        const code = packet.readInt32BE(4)
+        if (code === sslRequestCode || code === gssEncRequestCode) {
+          // PGlite treats an SSLRequest as a startup packet and aborts (exit 1).
+          respond(encryptionRefused)
+        } else if (code === cancelRequestCode) {
+          // PGlite runs each message batch to completion on this thread, so
+          // there is never a statement left to cancel; close as a server does.
+          duplex.destroy()
+        } else {
+          await claimSession()
+          if (duplex.destroyed) return
+          // PGlite answers a startup packet with a view of its reused receive
+          // buffer (other replies are copies), so it has to be copied here.
+          respond(Buffer.from(await exchange(packet)))
+          started = true
+        }
+      }
+    }
+
+    /**
+     * Hands every whole message received so far to PGlite in one call (it
+     * runs a batch like a pipelined socket read), stopping at `Terminate`.
+     */
+    const messagePhase = async (): Promise<void> => {
+      let end = 0
+      let terminated = false
+      while (pending.length - end >= 5) {
+        const length = pending.readInt32BE(end + 1)
+        if (length < 4) throw bridgeError(`invalid message length ${length}`)
+        if (pending.length - end < 1 + length) break
+        if (pending.readUInt8(end) === terminateType) {
+          terminated = true
+          break
+        }
+        end += 1 + length
+      }
+      if (end > 0) {
+        const batch = pending.subarray(0, end)
+        pending = pending.subarray(end)
+        respond(await exchange(batch))
+      }
+      if (terminated) {
+        pending = Buffer.alloc(0)
+        finish()
+      }
+    }
+
+    // Node's Writable calls `write`/`writev` one at a time, waiting for each
+    // callback, which keeps this connection's messages in order.
+    const accept = (chunk: Buffer, callback: (error?: Error | null) => void): void => {
+      if (ended) return callback()
+      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk])
+      // Answer on a later tick, as a socket would: PgConnection writes its next
+      // message from inside its 'data' handler.
+      queueMicrotask(() => {
+        startupPhase()
+          .then(() => started && !duplex.destroyed ? messagePhase() : undefined)
+          .then(() => callback(), (error: unknown) => callback(asError(error)))
+      })
+    }
+
+    const duplex: Duplex = new Duplex({
+      // Replies are pushed as PGlite produces them; the client always reads.
+      read() {},
+      write(chunk: Buffer, _encoding, callback) {
+        accept(chunk, callback)
+      },
+      writev(chunks, callback) {
+        accept(Buffer.concat(chunks.map(({ chunk }) => chunk as Buffer)), callback)
+      },
+      final(callback) {
+        finish()
+        callback()
+      },
+      destroy(error, callback) {
+        release?.()
+        callback(error)
+      }
+    })
+    return duplex
+  }
+}

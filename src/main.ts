@@ -1,0 +1,112 @@
+/**
+ * The composition root: reads the configuration, picks the adapters and serves the
+ * HTTP API. The only module that chooses adapters.
+ */
+import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
+import { PgClient } from "@effect/sql-pg"
+import {
+  Cause,
+  Config,
+  Console,
+  Duration,
+  Effect,
+  Exit,
+  Layer,
+  Logger,
+  type LogLevel,
+  Predicate,
+  Redacted,
+  References,
+  Schema
+} from "effect"
+import { HttpRouter } from "effect/http"
+import { randomBytes } from "node:crypto"
+import { createServer } from "node:http"
+import * as ApiKeysStatic from "./adapters/apikeys/ApiKeysStatic.ts"
+import * as EmbeddedDatabase from "./adapters/embedded/EmbeddedDatabase.ts"
+import * as HttpApp from "./adapters/http/server/HttpApp.ts"
+import * as PetRepositoryMemory from "./adapters/memory/PetRepositoryMemory.ts"
+import * as PetRepositorySql from "./adapters/postgres/PetRepositorySql.ts"
+import { AppConfig } from "./AppConfig.ts"
+import { InvalidInput } from "./domain/Errors.ts"
+
+const petRepository = (config: AppConfig) => {
+  const sql = PetRepositorySql.layer({ timeout: config.databaseStatementTimeout })
+  switch (config.store) {
+    case "memory":
+      return PetRepositoryMemory.layer
+    case "embedded":
+      return sql.pipe(Layer.provide(EmbeddedDatabase.layer({ dataDir: config.dataDir })))
+    case "postgres":
+      return Layer.unwrap(Effect.map(
+        Effect.fromOption(config.databaseUrl).pipe(
+          Effect.mapError(() => new Error("STORE=postgres needs DATABASE_URL"))
+        ),
+        (url) =>
+        sql.pipe(Layer.provide(PgClient.layer({
+          url,
+          maxConnections: config.databasePoolSize,
+          connectTimeout: config.databaseConnectTimeout,
+          // The server gives up on a statement at the same bound the adapter waits for it.
+          startupParameters: {
+            statement_timeout: String(Duration.toMillis(config.databaseStatementTimeout))
+          }
+        })))))
+  }
+}
+
+// With no key configured, a run still has to be usable: make one up and say it once.
+const apiKeys = (config: AppConfig) =>
+  config.apiKeys.length > 0
+    ? ApiKeysStatic.layer(config.apiKeys)
+    : Layer.unwrap(Effect.gen(function*() {
+      const key = randomBytes(24).toString("base64url")
+      yield* Console.log(`No API_KEYS set. This run accepts one generated key: ${key}`)
+      return ApiKeysStatic.layer([Redacted.make(key)])
+    }))
+
+const LOG_LEVELS: Record<AppConfig["logLevel"], LogLevel.LogLevel> = {
+  all: "All",
+  fatal: "Fatal",
+  error: "Error",
+  warn: "Warn",
+  info: "Info",
+  debug: "Debug",
+  trace: "Trace",
+  none: "None"
+}
+
+const main = Effect.gen(function*() {
+  const config = yield* AppConfig
+  yield* Console.log(
+    `Animal Store starting: ${config.store} store${config.store === "embedded" ? ` in ${config.dataDir}` : ""}, ` +
+      `API at http://${config.host}:${config.port}/v1, docs at /docs`
+  )
+  const server = HttpRouter.serve(HttpApp.layer({ production: config.publicBaseUrl, staging: config.stagingBaseUrl }))
+    .pipe(
+      Layer.provide([petRepository(config), apiKeys(config)]),
+      Layer.provide(NodeHttpServer.layer(createServer, { port: config.port, host: config.host }))
+    )
+  return yield* Layer.launch(server).pipe(
+    Effect.provideService(References.MinimumLogLevel, LOG_LEVELS[config.logLevel])
+  )
+}).pipe(
+  // A startup failure gets one plain line (no stack) and exit code 1.
+  Effect.tapCause((cause) => {
+    if (Cause.hasInterruptsOnly(cause)) return Effect.void
+    const error = Cause.squash(cause)
+    const message = error instanceof Config.ConfigError && Schema.isSchemaError(error.cause)
+      ? `invalid configuration: ${InvalidInput.fromIssue(error.cause.issue).message}`
+      : Predicate.hasProperty(error, "message") && typeof error.message === "string"
+      ? error.message
+      : Cause.pretty(cause)
+    return Console.error(`Animal Store stopped: ${message}`)
+  }),
+  Effect.provide(Logger.layer([Logger.consoleJson]))
+)
+
+NodeRuntime.runMain(main, {
+  disableErrorReporting: true,
+  // SIGTERM/SIGINT interrupt the server, which stops accepting and drains: a clean exit.
+  teardown: (exit, onExit) => onExit(Exit.isSuccess(exit) || Cause.hasInterruptsOnly(exit.cause) ? 0 : 1)
+})
