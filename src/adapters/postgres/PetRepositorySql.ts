@@ -52,6 +52,21 @@ const unavailableOrDie = (timeout: Duration.Duration) =>
     Effect.catchTag("SchemaError", Effect.die)
   )
 
+/**
+ * The keyset page query. Exported so a test can EXPLAIN exactly what the adapter runs:
+ * `id > after ORDER BY id LIMIT n` walks the primary key, and with a status filter the
+ * `(status, id)` index, so a deep page never reads the rows before it.
+ */
+export const pageStatement = (
+  sql: SqlClient.SqlClient,
+  page: { readonly after: bigint; readonly limit: number; readonly status: string | null }
+) =>
+  page.status === null
+    ? sql`SELECT id, name, category_id, status FROM pets
+          WHERE id > ${page.after} ORDER BY id LIMIT ${page.limit}`
+    : sql`SELECT id, name, category_id, status FROM pets
+          WHERE status = ${page.status} AND id > ${page.after} ORDER BY id LIMIT ${page.limit}`
+
 /** Builds a PetRepository on any PostgreSQL-speaking SqlClient, after running the migrations. */
 export const make = (options: Options) =>
   Effect.gen(function*() {
@@ -81,12 +96,7 @@ export const make = (options: Options) =>
         after: Schema.BigInt
       }),
       Result: PetRow,
-      execute: ({ after, limit, status }) =>
-        status === null
-          ? sql`SELECT id, name, category_id, status FROM pets
-                WHERE id > ${after} ORDER BY id LIMIT ${limit}`
-          : sql`SELECT id, name, category_id, status FROM pets
-                WHERE status = ${status} AND id > ${after} ORDER BY id LIMIT ${limit}`
+      execute: (page) => pageStatement(sql, page)
     })
 
     const create = Effect.fn("PetRepository.create")((pet: NewPet) =>
