@@ -1,6 +1,6 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { transformOpenApi } from "./OpenApiTransform.ts"
-import { AnimalsGroup, NewPetJson } from "./PetsApi.ts"
+import { AnimalsGroup, NewPetJson, PetJson, PetsJson } from "./PetsApi.ts"
 
 /**
  * The Animal Store HTTP API, version 1.0.0, under the `/v1` base path. Shared by the
@@ -9,8 +9,8 @@ import { AnimalsGroup, NewPetJson } from "./PetsApi.ts"
 export class Api extends HttpApi.make("animal-store")
   .add(AnimalsGroup)
   .prefix("/v1")
-  // The body is read as text for lossless int64; this documents the object it carries.
-  .annotate(HttpApi.AdditionalSchemas, [NewPetJson.annotate({ identifier: "NewPet" })])
+  // Bodies travel as text for lossless int64; these document the JSON they carry.
+  .annotate(HttpApi.AdditionalSchemas, [NewPetJson.annotate({ identifier: "NewPet" }), PetJson, PetsJson])
   .annotateMerge(OpenApi.annotations({
     title: "Animal Store",
     version: "1.0.0",

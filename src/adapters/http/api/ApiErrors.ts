@@ -16,14 +16,20 @@ const errorFields = <const Code extends string, const Status extends number>(cod
 export class InvalidRequest extends Schema.Error<InvalidRequest>("InvalidRequest")(
   errorFields("invalid_request", 400),
   { httpApiStatus: 400 }
-) {}
+) {
+  /** Discriminates the error for `Effect.catchTag`; not part of the JSON body. */
+  readonly _tag = "InvalidRequest" as const
+}
 
 /** 401 without the challenge header; see {@link UnauthorizedResponse}. */
 export class Unauthorized extends Schema.Error<Unauthorized>("Unauthorized")({
   ...errorFields("unauthorized", 401),
   /** True when a credential was sent but is wrong: the challenge then says `error="invalid_token"`. */
   invalidToken: Schema.Boolean
-}) {}
+}) {
+  /** Discriminates the error for `Effect.catchTag`; not part of the JSON body. */
+  readonly _tag = "Unauthorized" as const
+}
 
 /**
  * 401 with `WWW-Authenticate: Bearer realm="animal-store"`, plus `error="invalid_token"`
@@ -54,43 +60,64 @@ export const UnauthorizedResponse = Unauthorized.pipe(
 export class NotFound extends Schema.Error<NotFound>("NotFound")(
   errorFields("not_found", 404),
   { httpApiStatus: 404 }
-) {}
+) {
+  /** Discriminates the error for `Effect.catchTag`; not part of the JSON body. */
+  readonly _tag = "NotFound" as const
+}
 
 /** 405: the path exists but not for this method; the response carries `Allow`. */
 export class MethodNotAllowed extends Schema.Error<MethodNotAllowed>("MethodNotAllowed")(
   errorFields("method_not_allowed", 405),
   { httpApiStatus: 405 }
-) {}
+) {
+  /** Discriminates the error for `Effect.catchTag`; not part of the JSON body. */
+  readonly _tag = "MethodNotAllowed" as const
+}
 
 /** 410: the operation passed its sunset date and is withdrawn. */
 export class Gone extends Schema.Error<Gone>("Gone")(
   errorFields("gone", 410),
   { httpApiStatus: 410 }
-) {}
+) {
+  /** Discriminates the error for `Effect.catchTag`; not part of the JSON body. */
+  readonly _tag = "Gone" as const
+}
 
 /** 413: the request body is larger than the service accepts. */
 export class PayloadTooLarge extends Schema.Error<PayloadTooLarge>("PayloadTooLarge")(
   errorFields("payload_too_large", 413),
   { httpApiStatus: 413 }
-) {}
+) {
+  /** Discriminates the error for `Effect.catchTag`; not part of the JSON body. */
+  readonly _tag = "PayloadTooLarge" as const
+}
 
 /** 415: the request body is not declared as JSON. */
 export class UnsupportedMediaType extends Schema.Error<UnsupportedMediaType>("UnsupportedMediaType")(
   errorFields("unsupported_media_type", 415),
   { httpApiStatus: 415 }
-) {}
+) {
+  /** Discriminates the error for `Effect.catchTag`; not part of the JSON body. */
+  readonly _tag = "UnsupportedMediaType" as const
+}
 
 /** 500: a bug. The message never carries internals; the log has the details. */
 export class Internal extends Schema.Error<Internal>("Internal")(
   errorFields("internal", 500),
   { httpApiStatus: 500 }
-) {}
+) {
+  /** Discriminates the error for `Effect.catchTag`; not part of the JSON body. */
+  readonly _tag = "Internal" as const
+}
 
 /** 503: the store is unreachable or too slow right now; retrying later may succeed. */
 export class ServiceUnavailable extends Schema.Error<ServiceUnavailable>("ServiceUnavailable")(
   errorFields("service_unavailable", 503),
   { httpApiStatus: 503 }
-) {}
+) {
+  /** Discriminates the error for `Effect.catchTag`; not part of the JSON body. */
+  readonly _tag = "ServiceUnavailable" as const
+}
 
 /** Every error code the API can answer with, for documentation and tests. */
 export const ERROR_CODES = [

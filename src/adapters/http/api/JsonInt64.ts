@@ -1,4 +1,5 @@
 import { Schema, SchemaTransformation } from "effect"
+import { HttpApiSchema } from "effect/http-api"
 
 // Node 24 has both; TypeScript 5.9's lib does not declare them yet.
 declare global {
@@ -51,8 +52,11 @@ export const jsonInt64 = <S extends Schema.Codec<bigint, bigint>>(domain: S) =>
   )
 
 /**
- * A JSON request body that HttpApi reads as text and this schema parses losslessly,
- * because HttpApi's own JSON path uses plain `JSON.parse`, which rounds past 2^53.
+ * A JSON body (request or response) that HttpApi carries as text while this schema
+ * parses it losslessly and stringifies `JSON.rawJSON` values verbatim. HttpApi's own JSON
+ * path, on the server and in its client, uses plain `JSON.parse`, which rounds past 2^53.
  */
 export const LosslessJsonBody = <S extends Schema.Top>(schema: S) =>
-  Schema.fromJsonString(schema, { reviver: int64Reviver as never })
+  Schema.fromJsonString(schema, { reviver: int64Reviver as never }).pipe(
+    HttpApiSchema.asText({ contentType: "application/json" })
+  )

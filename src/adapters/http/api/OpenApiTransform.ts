@@ -6,6 +6,9 @@ type Json = Record<string, any>
 
 const ERROR_REF = { $ref: "#/components/schemas/Error" }
 
+// Success bodies travel as text (for lossless int64); these are the JSON schemas they carry.
+const SUCCESS_SCHEMAS: Partial<Record<string, string>> = { listPets: "Pets", createPet: "Pet", getPet: "Pet" }
+
 // The Error body of the spec, one schema for every error status.
 const ErrorSchema = {
   type: "object",
@@ -44,7 +47,7 @@ const deprecationHeaders = {
 /**
  * Fixes what HttpApi cannot express in the generated document, so it matches the spec:
  * paths relative to the /v1 base address, integer query/path parameters (HttpApi documents them as patterned strings), the
- * lossless JSON body (read as text), one Error schema for all errors, and the headers
+ * lossless JSON bodies (carried as text), one Error schema for all errors, and the headers
  * of the deprecated operation.
  */
 export const transformOpenApi = (spec: Json): Json => {
@@ -72,6 +75,10 @@ export const transformOpenApi = (spec: Json): Json => {
       const body = operation["requestBody"]?.content?.["application/json"]
       if (body !== undefined) body.schema = { $ref: "#/components/schemas/NewPet" }
       for (const [status, response] of Object.entries<Json>(operation["responses"] ?? {})) {
+        const success = SUCCESS_SCHEMAS[operation["operationId"]]
+        if (Number(status) < 300 && success !== undefined) {
+          response["content"] = { "application/json": { schema: { $ref: `#/components/schemas/${success}` } } }
+        }
         if (Number(status) >= 400) {
           response["content"] = { "application/json": { schema: ERROR_REF } }
           if (status === "401") {

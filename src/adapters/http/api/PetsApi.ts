@@ -27,6 +27,9 @@ export const PetJson = Schema.Struct({
   status: Schema.optionalKey(PetStatus)
 }).annotate({ identifier: "Pet" })
 
+/** A page of pets. */
+export const PetsJson = Schema.Array(PetJson).annotate({ identifier: "Pets" })
+
 /** The createPet body. Unknown keys, including a client-supplied `id`, are ignored. */
 export const NewPetJson = Schema.Struct({
   name: PetName,
@@ -43,7 +46,7 @@ export class AnimalsGroup extends HttpApiGroup.make("animals")
         status: Schema.optionalKey(PetStatus),
         cursor: Schema.optionalKey(CursorParam)
       },
-      success: HttpApiSchema.WithHeaders(Schema.Array(PetJson).annotate({ identifier: "Pets" }), {
+      success: HttpApiSchema.WithHeaders(LosslessJsonBody(PetsJson), {
         link: Schema.optionalKey(Schema.String)
       }),
       error: [InvalidRequest, ServiceUnavailable, Internal]
@@ -54,14 +57,16 @@ export class AnimalsGroup extends HttpApiGroup.make("animals")
         "points at the next page (keyset cursor); the body stays a plain array."
     })),
     HttpApiEndpoint.post("createPet", "/pets", {
-      payload: LosslessJsonBody(NewPetJson).pipe(HttpApiSchema.asText({ contentType: "application/json" })),
-      success: HttpApiSchema.WithHeaders(PetJson.pipe(HttpApiSchema.status(201)), { location: Schema.String }),
+      payload: LosslessJsonBody(NewPetJson),
+      success: HttpApiSchema.WithHeaders(LosslessJsonBody(PetJson).pipe(HttpApiSchema.status(201)), {
+        location: Schema.String
+      }),
       error: [InvalidRequest, PayloadTooLarge, UnsupportedMediaType, ServiceUnavailable, Internal]
     }).middleware(JsonContentType)
       .annotateMerge(OpenApi.annotations({ identifier: "createPet", summary: "Add an animal" })),
     HttpApiEndpoint.get("getPet", "/pets/:petId", {
       params: { petId: PetIdParam },
-      success: PetJson,
+      success: LosslessJsonBody(PetJson),
       error: [InvalidRequest, NotFound, Gone, ServiceUnavailable, Internal]
     }).annotateMerge(OpenApi.annotations({
       identifier: "getPet",

@@ -1,0 +1,77 @@
+import { NodeHttpServer } from "@effect/platform-node"
+import { assert, layer } from "@effect/vitest"
+import { Effect, Layer, Redacted } from "effect"
+import { FetchHttpClient, HttpRouter, HttpServer } from "effect/http"
+import { createServer } from "node:http"
+import * as ApiKeysStatic from "../../../../src/adapters/apikeys/ApiKeysStatic.ts"
+import { AnimalStoreClient } from "../../../../src/adapters/http/client/AnimalStoreClient.ts"
+import * as HttpApp from "../../../../src/adapters/http/server/HttpApp.ts"
+import * as PetRepositoryMemory from "../../../../src/adapters/memory/PetRepositoryMemory.ts"
+import { CategoryId } from "../../../../src/domain/CategoryId.ts"
+import { PetId } from "../../../../src/domain/PetId.ts"
+import { PetName } from "../../../../src/domain/PetName.ts"
+
+const KEY = "client-test-key"
+
+// The real service on an ephemeral port.
+const Server = HttpRouter.serve(
+  HttpApp.layer({ production: "http://localhost/v1", staging: "http://localhost/v1" }),
+  { disableLogger: true, disableListenLog: true }
+).pipe(
+  Layer.provide([PetRepositoryMemory.layer, ApiKeysStatic.layer([Redacted.make(KEY)])]),
+  Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
+)
+
+const clientWith = (apiKey: string) =>
+  Effect.gen(function*() {
+    const { address } = yield* HttpServer.HttpServer
+    const port = address._tag === "UnixPathAddress" ? 0 : address.port
+    return yield* Effect.service(AnimalStoreClient).pipe(
+      Effect.provide(
+        AnimalStoreClient.layer({ baseUrl: `http://127.0.0.1:${port}/v1`, apiKey }).pipe(
+          Layer.provide(FetchHttpClient.layer)
+        )
+      )
+    )
+  })
+
+layer(Server)("AnimalStoreClient against the real server", (it) => {
+  it.effect("creates, reads and lists with int64 values exact in both directions", () =>
+    Effect.gen(function*() {
+      const client = yield* clientWith(KEY)
+      const categoryId = CategoryId.make(9007199254740993n)
+      const { body: created, headers } = yield* client.animals.createPet({
+        payload: { name: PetName.make("Rex"), categoryId, status: "available" }
+      })
+      assert.strictEqual(created.categoryId, 9007199254740993n)
+      assert.strictEqual(headers.location, `/v1/pets/${created.id}`)
+      const fetched = yield* client.animals.getPet({ params: { petId: created.id } })
+      assert.deepStrictEqual(fetched, created)
+      const listed = yield* client.animals.listPets({ query: { status: "available" } })
+      assert.deepStrictEqual(listed.body.find((pet) => pet.id === created.id), created)
+      const { body: extreme } = yield* client.animals.createPet({
+        payload: { name: PetName.make("Max"), categoryId: CategoryId.make(-(2n ** 63n)) }
+      })
+      assert.strictEqual((yield* client.animals.getPet({ params: { petId: extreme.id } })).categoryId, -(2n ** 63n))
+      assert.isFalse("status" in extreme)
+    }))
+
+  it.effect("a missing pet fails with the typed NotFound error", () =>
+    Effect.gen(function*() {
+      const client = yield* clientWith(KEY)
+      const error = yield* Effect.flip(client.animals.getPet({ params: { petId: PetId.make(424242n) } }))
+      assert.strictEqual(error._tag, "NotFound")
+      if (error._tag === "NotFound") {
+        assert.strictEqual(error.code, "not_found")
+        assert.strictEqual(error.status, 404)
+      }
+    }))
+
+  it.effect("a wrong key fails with the typed Unauthorized error", () =>
+    Effect.gen(function*() {
+      const client = yield* clientWith("wrong")
+      const error = yield* Effect.flip(client.animals.listPets({ query: {} }))
+      assert.strictEqual(error._tag, "Unauthorized")
+      if (error._tag === "Unauthorized") assert.isTrue(error.invalidToken)
+    }))
+})
