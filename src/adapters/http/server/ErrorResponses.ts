@@ -64,7 +64,9 @@ const isRouteNotFound = (cause: Cause.Cause<unknown>) =>
  * Makes every error the service can answer, including those the framework produces
  * itself (unknown route, wrong method, oversized or non-JSON body, defects), carry the
  * `{code, message, status}` body. Defects are logged with their cause and answered
- * without internals.
+ * without internals. Paths that belong to a host application mounting these routes
+ * next to its own are left alone, body limit included; only a request that no route
+ * serves at all gets the JSON 404.
  */
 export const layer = (routes: RouteTable) =>
   HttpRouter.middleware(
@@ -72,19 +74,26 @@ export const layer = (routes: RouteTable) =>
     (app): Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest> =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
+        const path = pathOf(request)
+        const allowed = routes.allowed(path)
+        if (allowed.length === 0) {
+          return yield* app.pipe(
+            Effect.catchCause((cause) =>
+              isRouteNotFound(cause)
+                ? Effect.succeed(errorResponse(new NotFound({ message: `no route for ${request.method} ${path}` })))
+                : Effect.failCause(cause)
+            )
+          )
+        }
         const response = yield* app.pipe(
           Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(MAX_BODY_BYTES)),
           Effect.catchCause((cause) =>
             Effect.gen(function*() {
               if (isRouteNotFound(cause)) {
-                const path = pathOf(request)
-                const allowed = routes.allowed(path)
-                return allowed.length === 0
-                  ? errorResponse(new NotFound({ message: `no route for ${request.method} ${path}` }))
-                  : errorResponse(
-                    new MethodNotAllowed({ message: `${request.method} is not allowed on ${path}; use ${allowed.join(", ")}` }),
-                    { allow: allowed.join(", ") }
-                  )
+                return errorResponse(
+                  new MethodNotAllowed({ message: `${request.method} is not allowed on ${path}; use ${allowed.join(", ")}` }),
+                  { allow: allowed.join(", ") }
+                )
               }
               const [response] = yield* HttpServerError.causeResponse(cause)
               if (response.status >= 500) yield* Effect.logError("request failed", cause)
