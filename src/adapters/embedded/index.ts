@@ -1,0 +1,2 @@
+/** The embedded PostgreSQL (PGlite in a directory) as a sql-pg client for PetRepositorySql. */
+export * as EmbeddedDatabase from "./EmbeddedDatabase.ts"

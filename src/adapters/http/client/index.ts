@@ -1,0 +1,2 @@
+/** A typed client for the Animal Store HTTP API. */
+export * from "./AnimalStoreClient.ts"

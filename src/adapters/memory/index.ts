@@ -1,0 +1,2 @@
+/** In-process adapters: a PetRepository in memory, for tests and embedding. */
+export * as PetRepositoryMemory from "./PetRepositoryMemory.ts"

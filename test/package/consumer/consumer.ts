@@ -1,0 +1,74 @@
+// A service that embeds Animal Store, written only against the package's public entry
+// points. The package test installs the packed tarball next to this file, typechecks and
+// runs it. README "Embedding" shows the same three uses.
+import { NodeHttpServer } from "@effect/platform-node"
+import { ApiKeysStatic } from "animal-store/apikeys"
+import { AnimalStoreClient } from "animal-store/client"
+import { CategoryId, NewPet, PetId, PetName } from "animal-store/domain"
+import { HttpApp } from "animal-store/http/server"
+import { PetRepositoryMemory } from "animal-store/memory"
+import { PetRepository } from "animal-store/ports"
+import { Effect, Layer, Redacted } from "effect"
+import { FetchHttpClient, HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
+import { strict as assert } from "node:assert"
+import { createServer } from "node:http"
+
+// 1. The domain and the in-memory adapter as Effect layers, no HTTP at all.
+const withoutHttp = Effect.gen(function*() {
+  const pets = yield* PetRepository
+  const rex = yield* pets.create(
+    new NewPet({ name: PetName.make("Rex"), categoryId: CategoryId.make(9007199254740993n), status: "available" })
+  )
+  assert.deepEqual(yield* pets.get(rex.id), rex)
+  assert.deepEqual(yield* pets.list({ limit: 10, status: "available" }), [rex])
+  console.log("1 domain + memory adapter: ok")
+}).pipe(Effect.provide(PetRepositoryMemory.layer))
+
+// 2. The Animal Store API mounted in this service's own router, next to its own route.
+const HelloRoute = HttpRouter.add("GET", "/hello", HttpServerResponse.text("hello from the host"))
+const Server = HttpRouter.serve(
+  Layer.mergeAll(HelloRoute, HttpApp.layer({ production: "http://127.0.0.1/v1", staging: "http://127.0.0.1/v1" })),
+  { disableLogger: true, disableListenLog: true }
+).pipe(
+  Layer.provide([PetRepositoryMemory.layer, ApiKeysStatic.layer([Redacted.make("consumer-key")])]),
+  Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
+)
+
+const mounted = Effect.gen(function*() {
+  const { address } = yield* HttpServer.HttpServer
+  const base = `http://127.0.0.1:${address._tag === "UnixPathAddress" ? 0 : address.port}`
+  const hello = yield* Effect.promise(() => fetch(`${base}/hello`).then((r) => r.text()))
+  assert.equal(hello, "hello from the host")
+  const unauthorized = yield* Effect.promise(() => fetch(`${base}/v1/pets`))
+  assert.equal(unauthorized.status, 401)
+  console.log("2 API mounted beside the host's routes: ok")
+  return base
+})
+
+// 3. The typed client talking to the running service, a 404 surfacing as a typed error.
+const withClient = (base: string) =>
+  Effect.gen(function*() {
+    const client = yield* AnimalStoreClient
+    const { body: created } = yield* client.animals.createPet({
+      payload: { name: PetName.make("Tom"), categoryId: CategoryId.make(-(2n ** 63n)) }
+    })
+    assert.equal((yield* client.animals.getPet({ params: { petId: created.id } })).categoryId, -(2n ** 63n))
+    const missing = yield* client.animals.getPet({ params: { petId: PetId.make(999n) } }).pipe(
+      Effect.as("found"),
+      Effect.catchTag("NotFound", (error) => Effect.succeed(`${error.status} ${error.code}`))
+    )
+    assert.equal(missing, "404 not_found")
+    console.log("3 typed client, with a typed 404: ok")
+  }).pipe(
+    Effect.provide(
+      AnimalStoreClient.layer({ baseUrl: `${base}/v1`, apiKey: "consumer-key" }).pipe(Layer.provide(FetchHttpClient.layer))
+    )
+  )
+
+await Effect.runPromise(
+  Effect.gen(function*() {
+    yield* withoutHttp
+    const base = yield* mounted
+    yield* withClient(base)
+  }).pipe(Effect.provide(Server), Effect.scoped)
+)
