@@ -1,4 +1,4 @@
-import { Schema, SchemaTransformation } from "effect"
+import { Effect, Schema, SchemaIssue, SchemaTransformation } from "effect"
 import { HttpApiSchema } from "effect/http-api"
 
 // Node 24 has both; TypeScript 5.9's lib does not declare them yet.
@@ -51,12 +51,32 @@ export const jsonInt64 = <S extends Schema.Codec<bigint, bigint>>(domain: S) =>
     )
   )
 
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true })
+const utf8 = new TextEncoder()
+
+// Invalid UTF-8 is refused, not replaced with U+FFFD: a name is stored exactly as sent or not at all.
+const Utf8Text = Schema.Uint8Array.pipe(
+  Schema.decodeTo(
+    Schema.String,
+    SchemaTransformation.transformEffect({
+      decode: (bytes: Uint8Array) =>
+        Effect.try({
+          try: () => strictUtf8.decode(bytes),
+          catch: () => new SchemaIssue.InvalidValue({ message: "is not valid UTF-8" })
+        }),
+      encode: (text: string) => Effect.succeed(utf8.encode(text))
+    })
+  )
+)
+
 /**
- * A JSON body (request or response) that HttpApi carries as text while this schema
- * parses it losslessly and stringifies `JSON.rawJSON` values verbatim. HttpApi's own JSON
- * path, on the server and in its client, uses plain `JSON.parse`, which rounds past 2^53.
+ * A JSON body (request or response) that HttpApi carries as bytes while this schema
+ * decodes them as strict UTF-8, parses them losslessly and stringifies `JSON.rawJSON`
+ * values verbatim. HttpApi's own JSON path, on the server and in its client, decodes
+ * leniently and uses plain `JSON.parse`, which rounds past 2^53.
  */
 export const LosslessJsonBody = <S extends Schema.Top>(schema: S) =>
-  Schema.fromJsonString(schema, { reviver: int64Reviver as never }).pipe(
-    HttpApiSchema.asText({ contentType: "application/json" })
+  Utf8Text.pipe(
+    Schema.decodeTo(Schema.fromJsonString(schema, { reviver: int64Reviver as never })),
+    HttpApiSchema.asUint8Array({ contentType: "application/json" })
   )

@@ -3,8 +3,8 @@ import { HttpServerRequest } from "effect/http"
 import { UnsupportedMediaType } from "../api/ApiErrors.ts"
 import { JsonContentType } from "../api/JsonContentType.ts"
 
-// application/json, or any structured +json type, with or without parameters such as charset.
-const JSON_MEDIA_TYPE = /^application\/(?:[\w.-]+\+)?json\s*(?:;|$)/i
+// application/json, with or without parameters such as charset.
+const JSON_MEDIA_TYPE = /^application\/json\s*(?:;|$)/i
 
 /** Refuses a request body that is not declared as JSON. */
 export const layer = Layer.succeed(JsonContentType)(Effect.fn("JsonContentType")(function*(httpEffect) {

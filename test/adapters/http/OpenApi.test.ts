@@ -1,0 +1,269 @@
+/**
+ * The OpenAPI document the running app serves, checked against the Animal Store spec
+ * (shared/spec/animal-store-spec.md) without any third-party validator.
+ */
+import { beforeAll, describe, expect, it } from "vitest"
+import { makeTestServer, SERVERS } from "./TestServer.ts"
+
+type Json = Record<string, any>
+
+let doc: Json
+
+beforeAll(async () => {
+  const server = makeTestServer()
+  const result = await server.call("GET", "/v1/openapi.json")
+  await server.dispose()
+  expect(result.status).toBe(200)
+  expect(result.headers.get("content-type")).toBe("application/json")
+  doc = result.json as Json
+})
+
+const operation = (path: string, method: string): Json => {
+  const op = doc["paths"]?.[path]?.[method]
+  expect(op, `${method.toUpperCase()} ${path}`).toBeDefined()
+  return op as Json
+}
+
+const OPERATIONS = [
+  ["/pets", "get", "listPets"],
+  ["/pets", "post", "createPet"],
+  ["/pets/{petId}", "get", "getPet"]
+] as const
+
+const ERROR_STATUSES = {
+  listPets: ["400", "401"],
+  createPet: ["400", "401", "413", "415"],
+  getPet: ["400", "401", "404", "410"]
+} as const
+
+/** Follows local `$ref`s ("#/a/b") to the schema they name. */
+const resolve = (schema: Json): Json => {
+  let current = schema
+  for (let hops = 0; typeof current?.["$ref"] === "string"; hops++) {
+    expect(hops).toBeLessThan(10)
+    const ref: string = current["$ref"]
+    expect(ref.startsWith("#/")).toBe(true)
+    current = ref.slice(2).split("/").reduce<Json>((node, key) => node?.[key], doc)
+    expect(current, `unresolved ${ref}`).toBeDefined()
+  }
+  return current
+}
+
+const headerNames = (response: Json) => Object.keys(response["headers"] ?? {}).map((name) => name.toLowerCase())
+
+const parameter = (op: Json, name: string): Json => {
+  const found = (op["parameters"] as Array<Json> | undefined ?? []).find((p) => p["name"] === name)
+  expect(found, `parameter ${name}`).toBeDefined()
+  return found as Json
+}
+
+const jsonSchemaOf = (response: Json): Json => {
+  const schema = response["content"]?.["application/json"]?.["schema"]
+  expect(schema).toBeDefined()
+  return schema as Json
+}
+
+const expectInt64 = (schema: Json) => {
+  const resolved = resolve(schema)
+  expect(resolved["type"]).toBe("integer")
+  expect(resolved["format"]).toBe("int64")
+}
+
+const expectPetStatusRef = (schema: Json) => {
+  expect(schema["$ref"]).toBe("#/components/schemas/PetStatus")
+  const status = resolve(schema)
+  expect(status["type"]).toBe("string")
+  expect(status["enum"]).toEqual(["available", "pending", "sold"])
+}
+
+describe("OpenAPI document (GET /v1/openapi.json)", () => {
+  it("is OpenAPI 3.1.x describing Animal Store 1.0.0", () => {
+    expect(doc["openapi"]).toMatch(/^3\.1\.\d+$/)
+    expect(doc["info"]?.["title"]).toBe("Animal Store")
+    expect(doc["info"]?.["version"]).toBe("1.0.0")
+  })
+
+  it("lists the production and staging base addresses it was given, each ending in /v1", () => {
+    const servers = doc["servers"] as Array<Json>
+    expect(servers.map((server) => server["url"])).toEqual([SERVERS.production, SERVERS.staging])
+    for (const server of servers) expect(server["url"]).toMatch(/\/v1$/)
+  })
+
+  it("has exactly the paths /pets and /pets/{petId}, relative to the /v1 base", () => {
+    expect(Object.keys(doc["paths"]).sort()).toEqual(["/pets", "/pets/{petId}"])
+    expect(Object.keys(doc["paths"]["/pets"]).filter((k) => k !== "parameters").sort()).toEqual(["get", "post"])
+    expect(Object.keys(doc["paths"]["/pets/{petId}"]).filter((k) => k !== "parameters")).toEqual(["get"])
+  })
+
+  it.each(OPERATIONS)("%s %s has operationId %s and the tag animals", (path, method, operationId) => {
+    const op = operation(path, method)
+    expect(op["operationId"]).toBe(operationId)
+    expect(op["tags"]).toEqual(["animals"])
+  })
+
+  it("declares the animals tag", () => {
+    expect((doc["tags"] as Array<Json>).map((tag) => tag["name"])).toContain("animals")
+  })
+
+  it("defines bearerAuth as HTTP bearer authentication", () => {
+    const scheme = doc["components"]?.["securitySchemes"]?.["bearerAuth"] as Json
+    expect(scheme).toBeDefined()
+    expect(scheme["type"]).toBe("http")
+    expect(String(scheme["scheme"]).toLowerCase()).toBe("bearer")
+  })
+
+  it.each(OPERATIONS)("%s %s requires bearerAuth, with no anonymous alternative", (path, method) => {
+    const op = operation(path, method)
+    const security = (op["security"] ?? doc["security"]) as Array<Json>
+    expect(security).toEqual([{ bearerAuth: [] }])
+  })
+
+  it("marks getPet, and only getPet, deprecated", () => {
+    expect(operation("/pets/{petId}", "get")["deprecated"]).toBe(true)
+    expect(operation("/pets", "get")["deprecated"] ?? false).toBe(false)
+    expect(operation("/pets", "post")["deprecated"] ?? false).toBe(false)
+  })
+
+  describe("schemas", () => {
+    it("PetStatus is the string enum available, pending, sold", () => {
+      expectPetStatusRef({ $ref: "#/components/schemas/PetStatus" })
+    })
+
+    it("Pet has int64 id and categoryId, a string name and a PetStatus status; id, name, categoryId required", () => {
+      const pet = resolve({ $ref: "#/components/schemas/Pet" })
+      expect(pet["type"]).toBe("object")
+      expect(Object.keys(pet["properties"]).sort()).toEqual(["categoryId", "id", "name", "status"])
+      expectInt64(pet["properties"]["id"])
+      expectInt64(pet["properties"]["categoryId"])
+      expect(resolve(pet["properties"]["name"])["type"]).toBe("string")
+      expectPetStatusRef(pet["properties"]["status"])
+      expect([...pet["required"]].sort()).toEqual(["categoryId", "id", "name"])
+    })
+
+    it("NewPet has an int64 categoryId, a string name and a PetStatus status; required exactly name and categoryId", () => {
+      const newPet = resolve({ $ref: "#/components/schemas/NewPet" })
+      expect(newPet["type"]).toBe("object")
+      expect(Object.keys(newPet["properties"]).sort()).toEqual(["categoryId", "name", "status"])
+      expectInt64(newPet["properties"]["categoryId"])
+      expect(resolve(newPet["properties"]["name"])["type"]).toBe("string")
+      expectPetStatusRef(newPet["properties"]["status"])
+      expect([...newPet["required"]].sort()).toEqual(["categoryId", "name"])
+    })
+
+    it("Error has required string code, string message and integer status", () => {
+      const error = resolve({ $ref: "#/components/schemas/Error" })
+      expect(error["type"]).toBe("object")
+      expect(error["properties"]["code"]["type"]).toBe("string")
+      expect(error["properties"]["message"]["type"]).toBe("string")
+      expect(error["properties"]["status"]["type"]).toBe("integer")
+      expect([...error["required"]].sort()).toEqual(["code", "message", "status"])
+    })
+
+    it("every $ref in the document resolves", () => {
+      const refs: Array<string> = []
+      const walk = (node: unknown): void => {
+        if (Array.isArray(node)) node.forEach(walk)
+        else if (node !== null && typeof node === "object") {
+          for (const [key, value] of Object.entries(node)) {
+            if (key === "$ref" && typeof value === "string") refs.push(value)
+            else walk(value)
+          }
+        }
+      }
+      walk(doc)
+      expect(refs.length).toBeGreaterThan(0)
+      for (const ref of refs) resolve({ $ref: ref })
+    })
+  })
+
+  describe("parameters", () => {
+    it("listPets limit is an optional query integer from 1 to 100, default 20 (numbers, not strings)", () => {
+      const limit = parameter(operation("/pets", "get"), "limit")
+      expect(limit["in"]).toBe("query")
+      expect(limit["required"] ?? false).toBe(false)
+      const schema = limit["schema"] as Json
+      expect(schema["type"]).toBe("integer")
+      expect(schema["minimum"]).toBe(1)
+      expect(schema["maximum"]).toBe(100)
+      expect(schema["default"]).toBe(20)
+      expect(schema["pattern"]).toBeUndefined()
+    })
+
+    it("listPets status is an optional query parameter referencing PetStatus", () => {
+      const status = parameter(operation("/pets", "get"), "status")
+      expect(status["in"]).toBe("query")
+      expect(status["required"] ?? false).toBe(false)
+      expectPetStatusRef(status["schema"])
+    })
+
+    it("getPet petId is a required int64 path parameter", () => {
+      const petId = parameter(operation("/pets/{petId}", "get"), "petId")
+      expect(petId["in"]).toBe("path")
+      expect(petId["required"]).toBe(true)
+      expect(petId["schema"]).toMatchObject({ type: "integer", format: "int64" })
+    })
+
+    it("createPet takes a required application/json NewPet body", () => {
+      const body = operation("/pets", "post")["requestBody"] as Json
+      expect(body["required"]).toBe(true)
+      expect(Object.keys(body["content"])).toEqual(["application/json"])
+      expect(body["content"]["application/json"]["schema"]).toEqual({ $ref: "#/components/schemas/NewPet" })
+    })
+  })
+
+  describe("responses", () => {
+    it("listPets 200 is a JSON array of Pet and documents the pagination Link header", () => {
+      const ok = operation("/pets", "get")["responses"]["200"] as Json
+      const pets = resolve(jsonSchemaOf(ok))
+      expect(pets["type"]).toBe("array")
+      expect(pets["items"]).toEqual({ $ref: "#/components/schemas/Pet" })
+      expect(headerNames(ok)).toContain("link")
+    })
+
+    it("createPet 201 is the Pet and documents Location", () => {
+      const responses = operation("/pets", "post")["responses"] as Json
+      expect(responses["200"]).toBeUndefined()
+      expect(jsonSchemaOf(responses["201"])).toEqual({ $ref: "#/components/schemas/Pet" })
+      expect(headerNames(responses["201"])).toContain("location")
+    })
+
+    it("getPet 200 is the Pet", () => {
+      const ok = operation("/pets/{petId}", "get")["responses"]["200"] as Json
+      expect(jsonSchemaOf(ok)).toEqual({ $ref: "#/components/schemas/Pet" })
+    })
+
+    it.each(OPERATIONS)("%s %s (%s) documents its error statuses, each with the one Error schema", (path, method, id) => {
+      const responses = operation(path, method)["responses"] as Json
+      for (const status of ERROR_STATUSES[id]) expect(Object.keys(responses)).toContain(status)
+      for (const [status, response] of Object.entries<Json>(responses)) {
+        if (Number(status) < 400) continue
+        expect(Object.keys(response["content"] ?? {}), `${id} ${status}`).toEqual(["application/json"])
+        expect(jsonSchemaOf(response), `${id} ${status}`).toEqual({ $ref: "#/components/schemas/Error" })
+      }
+    })
+
+    it.each(OPERATIONS)("%s %s documents WWW-Authenticate on 401", (path, method) => {
+      const unauthorized = operation(path, method)["responses"]["401"] as Json
+      expect(headerNames(unauthorized)).toContain("www-authenticate")
+    })
+
+    it("getPet documents Deprecation, Sunset and Link on every response", () => {
+      const responses = operation("/pets/{petId}", "get")["responses"] as Json
+      for (const status of ["200", ...ERROR_STATUSES.getPet]) {
+        expect(headerNames(responses[status]), status).toEqual(expect.arrayContaining(["deprecation", "sunset", "link"]))
+      }
+      for (const response of Object.values<Json>(responses)) {
+        expect(headerNames(response)).toEqual(expect.arrayContaining(["deprecation", "sunset", "link"]))
+      }
+    })
+
+    it("only getPet documents deprecation headers", () => {
+      for (const [path, method] of [["/pets", "get"], ["/pets", "post"]] as const) {
+        for (const response of Object.values<Json>(operation(path, method)["responses"])) {
+          expect(headerNames(response)).not.toContain("deprecation")
+          expect(headerNames(response)).not.toContain("sunset")
+        }
+      }
+    })
+  })
+})
