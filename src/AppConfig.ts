@@ -2,6 +2,7 @@ import { Config, Duration, Option, Redacted, Schema } from "effect"
 
 /** Which PetRepository adapter serves the catalogue. */
 export const StoreKind = Schema.Literals(["memory", "embedded", "postgres"])
+/** A value of {@link StoreKind}. */
 export type StoreKind = typeof StoreKind.Type
 
 const LOG_LEVELS = ["all", "fatal", "error", "warn", "info", "debug", "trace", "none"] as const
@@ -43,4 +44,5 @@ export const AppConfig = Config.all({
     store: Option.getOrElse(config.store, (): StoreKind => Option.isSome(config.databaseUrl) ? "postgres" : "embedded")
   }))
 )
+/** The parsed settings. */
 export type AppConfig = Config.Success<typeof AppConfig>

@@ -31,4 +31,5 @@ export const PetName = Schema.String.annotate({ expected: "a string" }).check(
     message: `must be at most ${PET_NAME_MAX_CODE_POINTS} characters`
   }, true)
 ).pipe(Schema.brand("PetName"))
+/** A value of {@link PetName}. */
 export type PetName = typeof PetName.Type

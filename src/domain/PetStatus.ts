@@ -5,4 +5,5 @@ export const PetStatus = Schema.Literals(["available", "pending", "sold"]).annot
   identifier: "PetStatus",
   message: `must be one of "available", "pending", "sold"`
 })
+/** A value of {@link PetStatus}. */
 export type PetStatus = typeof PetStatus.Type

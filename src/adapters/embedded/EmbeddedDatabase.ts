@@ -12,6 +12,7 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { makePgliteStream } from "./PgliteBridge.ts"
 
+/** Where the embedded database lives. */
 export interface Options {
   /** Directory holding the database; created, and initialized, when missing. */
   readonly dataDir: string
