@@ -76,6 +76,17 @@ const LOG_LEVELS: Record<AppConfig["logLevel"], LogLevel.LogLevel> = {
   none: "None"
 }
 
+// "PgConnection: Failed to connect: connect ECONNREFUSED 127.0.0.1:5432": each cause's message, once.
+const causeChain = (error: unknown): string | undefined => {
+  const messages: Array<string> = []
+  for (let current = error; Predicate.hasProperty(current, "message") && messages.length < 5;) {
+    const message = String(current.message)
+    if (message !== "" && !messages.some((seen) => seen.includes(message))) messages.push(message)
+    current = Predicate.hasProperty(current, "cause") ? current.cause : undefined
+  }
+  return messages.length === 0 ? undefined : messages.join(": ")
+}
+
 const main = Effect.gen(function*() {
   const config = yield* AppConfig
   yield* Console.log(
@@ -97,9 +108,7 @@ const main = Effect.gen(function*() {
     const error = Cause.squash(cause)
     const message = error instanceof Config.ConfigError && Schema.isSchemaError(error.cause)
       ? `invalid configuration: ${InvalidInput.fromIssue(error.cause.issue).message}`
-      : Predicate.hasProperty(error, "message") && typeof error.message === "string"
-      ? error.message
-      : Cause.pretty(cause)
+      : causeChain(error) ?? Cause.pretty(cause)
     return Console.error(`Animal Store stopped: ${message}`)
   }),
   Effect.provide(Logger.layer([Logger.consoleJson]))

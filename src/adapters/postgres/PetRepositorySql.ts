@@ -1,5 +1,5 @@
 import { Duration, Effect, Layer, Schema } from "effect"
-import { SqlClient, type SqlError, SqlSchema } from "effect/sql"
+import { type Migrator, SqlClient, type SqlError, SqlSchema } from "effect/sql"
 import { CategoryId } from "../../domain/CategoryId.ts"
 import { PetNotFound, StoreUnavailable } from "../../domain/Errors.ts"
 import type { NewPet } from "../../domain/NewPet.ts"
@@ -127,5 +127,7 @@ export const make = (options: Options) =>
   })
 
 /** A PetRepository on the SqlClient in context (PostgreSQL server or embedded PGlite). */
-export const layer = (options: Options): Layer.Layer<PetRepository, unknown, SqlClient.SqlClient> =>
+export const layer = (
+  options: Options
+): Layer.Layer<PetRepository, Migrator.MigrationError | SqlError.SqlError, SqlClient.SqlClient> =>
   Layer.effect(PetRepository, make(options))
