@@ -140,12 +140,23 @@ describe("authentication", () => {
       expect(await listAll(server)).toBe(before)
     })
 
-    it("an oversized body without a key is 401, not 413", async () => {
+    it("an oversized body of undeclared length without a key is 401, not 413", async () => {
       const server = freshServer()
       const body = `{"name":"Rex","categoryId":1,"pad":"${"x".repeat(70 * 1024)}"}`
       const result = await server.call("POST", "/v1/pets", { body, headers: { "content-type": "application/json" } })
       expectError(result, 401, "unauthorized")
       expect(result.headers.get("www-authenticate")).toBe(CHALLENGE)
+    })
+
+    it("a declared Content-Length over 64 KiB is 413 before authentication: the body is never read", async () => {
+      const server = freshServer()
+      const body = `{"name":"Rex","categoryId":1,"pad":"${"x".repeat(70 * 1024)}"}`
+      const result = await server.call("POST", "/v1/pets", {
+        body,
+        headers: { "content-type": "application/json", "content-length": String(new TextEncoder().encode(body).length) }
+      })
+      expectError(result, 413, "payload_too_large")
+      expect(result.headers.get("connection")).toBe("close")
     })
   })
 

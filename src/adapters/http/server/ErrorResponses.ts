@@ -12,6 +12,8 @@ import type { RouteTable } from "./RouteTable.ts"
 /** Largest request body accepted; larger ones get 413 before they are fully read. */
 export const MAX_BODY_BYTES = 64 * 1024
 
+const tooLarge = new PayloadTooLarge({ message: `the request body exceeds ${MAX_BODY_BYTES} bytes` })
+
 const errorResponse = (
   error: { readonly code: string; readonly message: string; readonly status: number },
   headers?: Record<string, string>
@@ -39,7 +41,7 @@ const toJsonError = (request: HttpServerRequest.HttpServerRequest, response: Htt
   }
   switch (response.status) {
     case 413:
-      return errorResponse(new PayloadTooLarge({ message: `the request body exceeds ${MAX_BODY_BYTES} bytes` }), kept)
+      return errorResponse(tooLarge, kept)
     case 415:
       return errorResponse(
         new UnsupportedMediaType({
@@ -75,8 +77,9 @@ export const layer = (routes: RouteTable) =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
         const path = pathOf(request)
-        const allowed = routes.allowed(path)
-        if (allowed.length === 0) {
+        // One lookup for the common case; the scan over every method only for misses.
+        const ours = routes.match(request.method, path) !== undefined || routes.allowed(path).length > 0
+        if (!ours) {
           return yield* app.pipe(
             Effect.catchCause((cause) =>
               isRouteNotFound(cause)
@@ -85,11 +88,16 @@ export const layer = (routes: RouteTable) =>
             )
           )
         }
+        // A declared length over the limit is refused before a byte of the body is read.
+        if (Number(request.headers["content-length"] ?? 0) > MAX_BODY_BYTES) {
+          return errorResponse(tooLarge, { connection: "close" })
+        }
         const response = yield* app.pipe(
           Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(MAX_BODY_BYTES)),
           Effect.catchCause((cause) =>
             Effect.gen(function*() {
               if (isRouteNotFound(cause)) {
+                const allowed = routes.allowed(path)
                 return errorResponse(
                   new MethodNotAllowed({ message: `${request.method} is not allowed on ${path}; use ${allowed.join(", ")}` }),
                   { allow: allowed.join(", ") }
