@@ -30,7 +30,10 @@ export const AppConfig = Config.all({
   ),
   store: Config.schema(StoreKind, "STORE").pipe(Config.option),
   databaseUrl: Config.Redacted("DATABASE_URL").pipe(Config.option),
-  databasePoolSize: Config.Int("DATABASE_POOL_SIZE").pipe(Config.withDefault(10)),
+  databasePoolSize: Config.schema(
+    Schema.Int.check(Schema.isGreaterThanOrEqualTo(1, { message: "must be an integer of at least 1" })),
+    "DATABASE_POOL_SIZE"
+  ).pipe(Config.withDefault(10)),
   databaseConnectTimeout: Config.Duration("DATABASE_CONNECT_TIMEOUT").pipe(Config.withDefault(Duration.seconds(5))),
   databaseStatementTimeout: Config.Duration("DATABASE_STATEMENT_TIMEOUT").pipe(Config.withDefault(Duration.seconds(5))),
   dataDir: Config.String("DATA_DIR").pipe(Config.withDefault("./data")),

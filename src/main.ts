@@ -96,7 +96,11 @@ const main = Effect.gen(function*() {
   const server = HttpRouter.serve(HttpApp.layer({ production: config.publicBaseUrl, staging: config.stagingBaseUrl }))
     .pipe(
       Layer.provide([petRepository(config), apiKeys(config)]),
-      Layer.provide(NodeHttpServer.layer(createServer, { port: config.port, host: config.host }))
+      Layer.provide(NodeHttpServer.layer(
+        // Bounds on slow clients, so neither a trickled request nor shutdown waits on them for long.
+        () => createServer({ headersTimeout: 10_000, requestTimeout: 30_000 }),
+        { port: config.port, host: config.host, gracefulShutdownTimeout: Duration.seconds(10) }
+      ))
     )
   return yield* Layer.launch(server).pipe(
     Effect.provideService(References.MinimumLogLevel, LOG_LEVELS[config.logLevel])

@@ -1,4 +1,4 @@
-import { Duration, Effect, Layer, Schema } from "effect"
+import { Duration, Effect, Fiber, Layer, Schema } from "effect"
 import { type Migrator, SqlClient, type SqlError, SqlSchema } from "effect/sql"
 import { CategoryId } from "../../domain/CategoryId.ts"
 import { PetNotFound, StoreUnavailable } from "../../domain/Errors.ts"
@@ -35,16 +35,24 @@ const toPet = (row: typeof PetRow.Type): Pet =>
 
 // Connection loss, timeouts and conflicts a retry can fix are the caller's "try again";
 // anything else (a constraint the domain should have caught, bad SQL) is a bug and dies.
+// The call runs in its own fiber so the deadline holds: timing out a plain effect waits
+// for its interruption, and sql-pg's clean-up of a silent connection takes seconds.
 const unavailableOrDie = (timeout: Duration.Duration) =>
 <A, R>(effect: Effect.Effect<A, SqlError.SqlError | Schema.SchemaError, R>) =>
-  effect.pipe(
-    Effect.timeoutOrElse({
-      duration: timeout,
-      orElse: () =>
-        Effect.fail(
-          new StoreUnavailable({ message: `the database did not answer within ${Duration.format(timeout)}` })
-        )
-    }),
+  Effect.gen(function*() {
+    const call = yield* Effect.forkDetach(effect)
+    return yield* Fiber.join(call).pipe(
+      Effect.timeoutOrElse({
+        duration: timeout,
+        orElse: () =>
+          Effect.fail(
+            new StoreUnavailable({ message: `the database did not answer within ${Duration.format(timeout)}` })
+          )
+      }),
+      // Abandoned (timed out, or the client went away): stop the call without waiting for it.
+      Effect.ensuring(Effect.sync(() => call.interruptUnsafe()))
+    )
+  }).pipe(
     Effect.catchTag("SqlError", (error) =>
       error.reason._tag === "ConnectionError" || error.reason._tag === "AuthenticationError" || error.isRetryable
         ? Effect.fail(new StoreUnavailable({ message: `the database is unavailable: ${error.reason._tag}` }))
