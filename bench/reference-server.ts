@@ -11,6 +11,7 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import { firstAfter } from "./keyset.ts"
 
 interface Args {
   readonly port: number
@@ -76,17 +77,6 @@ const toJson = (pet: StoredPet) =>
     ? { id: rawJson(String(pet.id)), name: pet.name, categoryId: rawJson(String(pet.categoryId)) }
     : { id: rawJson(String(pet.id)), name: pet.name, categoryId: rawJson(String(pet.categoryId)), status: pet.status }
 
-const firstAfter = (pets: ReadonlyArray<StoredPet>, after: bigint | undefined): number => {
-  if (after === undefined) return 0
-  let lo = 0
-  let hi = pets.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (pets[mid]!.id <= after) lo = mid + 1
-    else hi = mid
-  }
-  return lo
-}
 
 const reviver = (_key: string, value: unknown, context?: { readonly source?: string }): unknown =>
   typeof value === "number" && context?.source !== undefined && INTEGER_LITERAL.test(context.source)

@@ -28,6 +28,7 @@ import type { PetStatus } from "../src/domain/PetStatus.ts"
 import type { PetRepository } from "../src/ports/PetRepository.ts"
 import { type Chunk, type Comparison, compare, effectChunk, syncChunk } from "./compare.ts"
 import { prng, STATUSES } from "./lib.ts"
+import { firstAfter } from "./keyset.ts"
 
 export interface RepositoryArgs {
   readonly adapter: "memory" | "embedded" | "postgres"
@@ -158,17 +159,6 @@ const makePlainStore = () => {
   const byId = new Map<bigint, PlainPet>()
   const byStatus = new Map<PetStatus, Array<PlainPet>>()
   let lastId = 0n
-  const firstAfter = (pets: ReadonlyArray<PlainPet>, after: bigint | undefined): number => {
-    if (after === undefined) return 0
-    let lo = 0
-    let hi = pets.length
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1
-      if (pets[mid]!.id <= after) lo = mid + 1
-      else hi = mid
-    }
-    return lo
-  }
   return {
     create: (input: Input): PlainPet => {
       lastId += 1n
