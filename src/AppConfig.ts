@@ -1,9 +1,9 @@
 import { Config, Duration, Option, Redacted, Schema } from "effect"
 
 /** Which PetRepository adapter serves the catalogue. */
-export const StoreKind = Schema.Literals(["memory", "embedded", "postgres"])
+const StoreKind = Schema.Literals(["memory", "embedded", "postgres"])
 /** A value of {@link StoreKind}. */
-export type StoreKind = typeof StoreKind.Type
+type StoreKind = typeof StoreKind.Type
 
 const LOG_LEVELS = ["all", "fatal", "error", "warn", "info", "debug", "trace", "none"] as const
 

@@ -21,7 +21,7 @@ const INTEGER_LITERAL = /^-?(?:0|[1-9]\d*)$/
  * digits. Fractions and exponents (`1.5`, `1e3`, `1.0`) stay numbers, so an int64 field
  * can refuse them instead of silently accepting a rounded value.
  */
-export const int64Reviver = (_key: string, value: unknown, context?: { readonly source?: string }): unknown =>
+const int64Reviver = (_key: string, value: unknown, context?: { readonly source?: string }): unknown =>
   typeof value === "number" && context?.source !== undefined && INTEGER_LITERAL.test(context.source)
     ? BigInt(context.source)
     : value

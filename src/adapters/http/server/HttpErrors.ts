@@ -8,7 +8,7 @@ import type {
 import { Gone, InvalidRequest, NotFound, ServiceUnavailable, Unauthorized } from "../api/ApiErrors.ts"
 
 /** Every domain error an HTTP handler can meet. */
-export type DomainError = PetNotFound | InvalidInput | DomainUnauthorized | DomainGone | StoreUnavailable
+type DomainError = PetNotFound | InvalidInput | DomainUnauthorized | DomainGone | StoreUnavailable
 
 interface HttpErrorFor {
   readonly PetNotFound: NotFound

@@ -4,7 +4,7 @@ import { SUNSET } from "../api/Sunset.ts"
 import type { RouteTable } from "./RouteTable.ts"
 
 /** The deprecated getPet route. */
-export const DEPRECATED_ROUTE = "/v1/pets/:petId"
+const DEPRECATED_ROUTE = "/v1/pets/:petId"
 
 /**
  * Adds `Deprecation`, `Sunset` and the successor `Link` to every response of the
