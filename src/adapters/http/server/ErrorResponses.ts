@@ -14,7 +14,8 @@ export const MAX_BODY_BYTES = 64 * 1024
 
 const tooLarge = new PayloadTooLarge({ message: `the request body exceeds ${MAX_BODY_BYTES} bytes` })
 
-const errorResponse = (
+/** An error as its JSON response: the `{code, message, status}` body and that status. */
+export const errorResponse = (
   error: { readonly code: string; readonly message: string; readonly status: number },
   headers?: Record<string, string>
 ) =>

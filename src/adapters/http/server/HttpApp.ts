@@ -9,6 +9,7 @@ import * as ErrorResponses from "./ErrorResponses.ts"
 import * as JsonContentTypeLive from "./JsonContentTypeLive.ts"
 import * as RequestValidationLive from "./RequestValidationLive.ts"
 import * as RouteTable from "./RouteTable.ts"
+import { toHttpError } from "./HttpErrors.ts"
 import * as SunsetHeaders from "./SunsetHeaders.ts"
 
 /** Public base addresses, each including `/v1`, listed as `servers` in the OpenAPI document. */
@@ -30,11 +31,7 @@ const readiness = HttpRouter.use(Effect.fn(function*(router) {
     "/readyz",
     pets.ready.pipe(
       Effect.as(HttpServerResponse.jsonUnsafe({ status: "ready" })),
-      Effect.catchTag("StoreUnavailable", (error) =>
-        Effect.succeed(HttpServerResponse.jsonUnsafe(
-          { code: "service_unavailable", message: error.message, status: 503 },
-          { status: 503 }
-        )))
+      Effect.catchTag("StoreUnavailable", (error) => Effect.succeed(ErrorResponses.errorResponse(toHttpError(error))))
     )
   )
 }))
@@ -45,7 +42,6 @@ const readiness = HttpRouter.use(Effect.fn(function*(router) {
  */
 export const layer = (servers: Servers) => {
   // The contract carries no deployment addresses; this instance documents its own.
-  // The base path /v1 is already in every operation's path, so `servers` name the host part.
   const api = Api.annotate(OpenApi.Servers, [
     { url: servers.production, description: "production" },
     { url: servers.staging, description: "staging" }
