@@ -7,7 +7,7 @@ import {
   HttpServerResponse
 } from "effect/http"
 import { Internal, MethodNotAllowed, NotFound, PayloadTooLarge, UnsupportedMediaType } from "../api/ApiErrors.ts"
-import type { RouteTable } from "./RouteTable.ts"
+import { pathOf, type RouteTable } from "./RouteTable.ts"
 
 /** Largest request body accepted; larger ones get 413 before they are fully read. */
 export const MAX_BODY_BYTES = 64 * 1024
@@ -23,8 +23,6 @@ export const errorResponse = (
     { code: error.code, message: error.message, status: error.status },
     { status: error.status, ...(headers === undefined ? {} : { headers }) }
   )
-
-const pathOf = (request: HttpServerRequest.HttpServerRequest) => new URL(request.url, "http://x").pathname
 
 const isJsonResponse = (response: HttpServerResponse.HttpServerResponse) =>
   (response.headers["content-type"] ?? "").includes("json")
@@ -77,7 +75,7 @@ export const layer = (routes: RouteTable) =>
     (app): Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest> =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
-        const path = pathOf(request)
+        const path = pathOf(request.url)
         // One lookup for the common case; the scan over every method only for misses.
         const ours = routes.match(request.method, path) !== undefined || routes.allowed(path).length > 0
         if (!ours) {

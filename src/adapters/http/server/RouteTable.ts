@@ -9,6 +9,12 @@ export interface RouteTable {
   readonly allowed: (path: string) => ReadonlyArray<string>
 }
 
+/** The path of a request URL as the router sees it: everything before `?` or `#`. */
+export const pathOf = (url: string): string => {
+  const end = url.search(/[?#]/)
+  return end === -1 ? url : url.slice(0, end)
+}
+
 const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const
 
 /** Builds the table from an HttpApi's endpoints plus the routes mounted beside it. */

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { SUNSET } from "../api/Sunset.ts"
-import type { RouteTable } from "./RouteTable.ts"
+import { pathOf, type RouteTable } from "./RouteTable.ts"
 
 /** The deprecated getPet route. */
 const DEPRECATED_ROUTE = "/v1/pets/:petId"
@@ -17,7 +17,7 @@ export const layer = (routes: RouteTable) =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
         const response = yield* app
-        return routes.match(request.method, new URL(request.url, "http://x").pathname) === DEPRECATED_ROUTE
+        return routes.match(request.method, pathOf(request.url)) === DEPRECATED_ROUTE
           ? HttpServerResponse.setHeaders(response, {
             deprecation: SUNSET.deprecation,
             sunset: SUNSET.httpDate,
