@@ -14,6 +14,7 @@ export class Api extends HttpApi.make("animal-store")
   .annotateMerge(OpenApi.annotations({
     title: "Animal Store",
     version: "1.0.0",
+    license: { name: "MIT", identifier: "MIT" },
     description: "A store's catalogue of animals. All operations need `Authorization: Bearer <API key>`.",
     transform: transformOpenApi
   }))

@@ -77,4 +77,5 @@ export class AnimalsGroup extends HttpApiGroup.make("animals")
   )
   .middleware(RequestValidation)
   .middleware(Authorization)
+  .annotateMerge(OpenApi.annotations({ description: "The animals the store offers." }))
 {}
