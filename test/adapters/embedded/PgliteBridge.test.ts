@@ -112,6 +112,7 @@ const causeMessage = (error: SqlError.SqlError): string =>
 const protocolVersion3 = 196608
 const sslRequestCode = 80877103
 const gssEncRequestCode = 80877104
+const cancelRequestCode = 80877102
 
 const untypedPacket = (code: number, body: Buffer = Buffer.alloc(0)): Buffer => {
   const header = Buffer.alloc(8)
@@ -239,10 +240,13 @@ const rawPeer = () => {
     }))
 
   const messages = () => parseBackend(state.received)
-  /** What came after the startup reply (which ends with the first ReadyForQuery). */
+  /**
+   * What came after the startup reply (which ends with the first
+   * ReadyForQuery), less the ParameterStatus reports a server may add anywhere.
+   */
   const replies = () => {
     const all = messages()
-    return all.slice(all.findIndex((message) => message.type === "Z") + 1)
+    return all.slice(all.findIndex((message) => message.type === "Z") + 1).filter((message) => message.type !== "S")
   }
   const readyCount = () => messages().filter((message) => message.type === "Z").length
   const untilReady = (count: number) => until(`ReadyForQuery #${count}`, () => readyCount() >= count)
@@ -312,8 +316,9 @@ describe("PgliteBridge session hand-over", () => {
       // A Parse that fails, with no Sync: the backend now discards everything until one.
       const parse = frontendMessage("P", Buffer.from("\0SELEKT broken\0\0\0", "latin1"))
       yield* raw.write(parse)
-      yield* raw.until("the parse error", () => raw.messages().some((message) => message.type === "E" &&
-        message.body.includes("SELEKT")))
+      const parseFailed = () =>
+        raw.messages().some((message) => message.type === "E" && message.body.includes("SELEKT"))
+      yield* raw.until("the parse error", parseFailed)
       raw.state.duplex.destroy()
 
       const scope = yield* childScope
@@ -443,7 +448,7 @@ describe("PgliteBridge before startup", () => {
       assert.strictEqual(streams.length, opened + 1, "the cancel went out on a stream of its own")
       assert.isTrue(streams[opened]?.destroyed)
       const raw = yield* openRaw
-      yield* raw.write(untypedPacket(80877102, Buffer.alloc(8)))
+      yield* raw.write(untypedPacket(cancelRequestCode, Buffer.alloc(8)))
       yield* raw.until("close", () => raw.state.closed, 2_000)
       assert.strictEqual(raw.state.received.length, 0)
       assert.isUndefined(raw.state.error)
@@ -457,13 +462,19 @@ describe("PgliteBridge before startup", () => {
   it.live("keeps the startup reply intact when the client reads it after PGlite has run more", () =>
     Effect.gen(function*() {
       // No 'data' listener: the reply waits in the stream's buffer, unread.
-      const duplex = yield* Effect.acquireRelease(Effect.sync(openStream), (duplex) => Effect.sync(() => duplex.destroy()))
+      const duplex = yield* Effect.acquireRelease(
+        Effect.sync(openStream),
+        (duplex) => Effect.sync(() => duplex.destroy())
+      )
       yield* Effect.callback<void>((resume) => {
         duplex.write(startupPacket, () => resume(Effect.void))
       })
       assert.isAbove(duplex.readableLength, 0)
-      // PGlite reuses its receive buffer for the next exchange.
-      yield* Effect.promise(() => pglite.query("SELECT repeat('z', 2000) AS filler"))
+      // PGlite reuses its receive buffer for the next protocol exchange
+      // (`query()` parses replies without it, so this speaks the protocol).
+      yield* Effect.promise(() =>
+        pglite.runExclusive(() => pglite.execProtocolRaw(simpleQuery("SELECT repeat('z', 2000) AS filler")))
+      )
       const reply = duplex.read() as Buffer | null
       assert.isNotNull(reply)
       if (reply === null) return
@@ -490,7 +501,11 @@ describe("PgliteBridge on malformed input", () => {
     { what: "text that is not PostgreSQL", bytes: Buffer.from("GET / HTTP/1.1\r\n\r\n"), length: 1195725856 },
     { what: "a negative length", bytes: Buffer.from([0xff, 0xff, 0xff, 0xf0, 0, 0, 0, 0]), length: -16 },
     { what: "a length shorter than a packet header", bytes: Buffer.from([0, 0, 0, 4, 0, 0, 0, 0]), length: 4 },
-    { what: "a length beyond PostgreSQL's bound", bytes: untypedPacket(protocolVersion3).fill(0x7f, 0, 2), length: 0x7f7f0008 }
+    {
+      what: "a length beyond PostgreSQL's bound",
+      bytes: untypedPacket(protocolVersion3).fill(0x7f, 0, 2),
+      length: 0x7f7f0008
+    }
   ] as const
 
   for (const { what, bytes, length } of bogusStartups) {
@@ -562,6 +577,24 @@ describe("PgliteBridge Terminate", () => {
       raw.state.duplex.end()
       yield* raw.until("close", () => raw.state.closed)
       assert.deepStrictEqual(yield* pgliteAnswers, [{ one: 1 }])
+    }))
+
+  it.live("treats the client's EOF like Terminate: ends its side too and frees the session", () =>
+    Effect.gen(function*() {
+      const raw = yield* openRaw
+      yield* raw.write(startupPacket)
+      yield* raw.untilReady(1)
+      yield* raw.write(simpleQuery("BEGIN; INSERT INTO bridge_animals (name) VALUES ('before EOF')"))
+      yield* raw.untilReady(2)
+      raw.state.duplex.end()
+      yield* raw.until("end", () => raw.state.ended)
+      yield* raw.until("close", () => raw.state.closed)
+      assert.isUndefined(raw.state.error)
+
+      const scope = yield* childScope
+      const { connection } = yield* openConnection(scope, { connectTimeout: "2 seconds" })
+      assert.strictEqual(yield* countNamed(connection, "before EOF"), 0)
+      yield* Scope.close(scope, Exit.void)
     }))
 })
 
