@@ -20,6 +20,14 @@ const cancelRequestCode = 80877102
 /** PostgreSQL's own bound on a startup packet. */
 const maxStartupPacketLength = 10_000
 const terminateType = 0x58 // 'X'
+/** Protocol 3.x, the only version PGlite (and sql-pg) speak. */
+const protocolMajor = 3
+/**
+ * Frontend message types (PostgreSQL protocol, "Message Formats"). PGlite aborts on a
+ * malformed startup packet and can loop forever on an unknown message type, so nothing
+ * else reaches it.
+ */
+const frontendTypes = new Set(Array.from("BCcdDEfFHPpQSX", (type) => type.charCodeAt(0)))
 
 /** The server's refusal of TLS or GSS encryption: PGlite has neither. */
 const encryptionRefused = Buffer.from("N")
@@ -46,6 +54,17 @@ const resetSession = Buffer.concat([
 ])
 
 const bridgeError = (message: string): Error => new Error(`PgliteBridge: ${message}`)
+
+/** A StartupMessage PostgreSQL would accept: protocol 3, NUL-terminated parameters naming a user. */
+const assertStartupMessage = (packet: Buffer): void => {
+  const version = packet.readInt32BE(4)
+  if (version >>> 16 !== protocolMajor) {
+    throw bridgeError(`unsupported protocol version ${version >>> 16}.${version & 0xffff}`)
+  }
+  if (packet.readUInt8(packet.length - 1) !== 0) throw bridgeError("startup parameters are not terminated")
+  const keys = packet.subarray(8, packet.length - 1).toString("utf8").split("\0").filter((_, i) => i % 2 === 0)
+  if (!keys.includes("user")) throw bridgeError("startup packet names no user")
+}
 
 const asError = (cause: unknown): Error =>
   cause instanceof Error ? cause : new Error("PgliteBridge: PGlite failed", { cause })
@@ -125,6 +144,7 @@ export const makePgliteStream = (pglite: PGlite): (() => Duplex) => {
           // there is never a statement left to cancel; close as a server does.
           duplex.destroy()
         } else {
+          assertStartupMessage(packet)
           await claimSession()
           if (duplex.destroyed) return
           // PGlite answers a startup packet with a view of its reused receive
@@ -145,6 +165,8 @@ export const makePgliteStream = (pglite: PGlite): (() => Duplex) => {
       while (pending.length - end >= 5) {
         const length = pending.readInt32BE(end + 1)
         if (length < 4) throw bridgeError(`invalid message length ${length}`)
+        const type = pending.readUInt8(end)
+        if (!frontendTypes.has(type)) throw bridgeError(`unsupported message type 0x${type.toString(16)}`)
         if (pending.length - end < 1 + length) break
         if (pending.readUInt8(end) === terminateType) {
           terminated = true

@@ -531,6 +531,57 @@ describe("PgliteBridge on malformed input", () => {
       }))
   }
 
+  // PGlite itself aborts on these (and stays broken for every later connection), so the
+  // bridge must refuse them as PostgreSQL would.
+  const refusedStartups = [
+    {
+      what: "protocol version 2",
+      bytes: untypedPacket(0x00020000, Buffer.from("user\0postgres\0\0", "latin1")),
+      message: "PgliteBridge: unsupported protocol version 2.0"
+    },
+    {
+      what: "an unknown request code",
+      bytes: untypedPacket(1234, Buffer.from("user\0postgres\0\0", "latin1")),
+      message: "PgliteBridge: unsupported protocol version 0.1234"
+    },
+    {
+      what: "no user",
+      bytes: untypedPacket(protocolVersion3, Buffer.from("database\0postgres\0\0", "latin1")),
+      message: "PgliteBridge: startup packet names no user"
+    },
+    {
+      what: "unterminated parameters",
+      bytes: untypedPacket(protocolVersion3, Buffer.from("user\0postgres", "latin1")),
+      message: "PgliteBridge: startup parameters are not terminated"
+    }
+  ] as const
+
+  for (const { bytes, message, what } of refusedStartups) {
+    it.live(`refuses a startup packet with ${what}, and PGlite keeps serving`, () =>
+      Effect.gen(function*() {
+        const raw = yield* openRaw
+        yield* raw.write(bytes)
+        yield* raw.until("the stream's error", () => raw.state.error !== undefined, 2_000)
+        assert.strictEqual(raw.state.error?.message, message)
+        assert.strictEqual(raw.state.received.length, 0)
+        assert.strictEqual(yield* freshClientAnswers, 1)
+        assert.deepStrictEqual(yield* pgliteAnswers, [{ one: 1 }])
+      }))
+  }
+
+  it.live("refuses a message type no frontend sends, without handing it to PGlite", () =>
+    Effect.gen(function*() {
+      const raw = yield* openRaw
+      yield* raw.write(startupPacket)
+      yield* raw.untilReady(1)
+      // PGlite loops forever on this one, freezing the process.
+      yield* raw.write(frontendMessage("W", Buffer.from("xx", "latin1")))
+      yield* raw.until("the stream's error", () => raw.state.error !== undefined, 2_000)
+      assert.strictEqual(raw.state.error?.message, "PgliteBridge: unsupported message type 0x57")
+      assert.strictEqual(yield* freshClientAnswers, 1)
+      assert.deepStrictEqual(yield* pgliteAnswers, [{ one: 1 }])
+    }))
+
   it.live("errors a stream that sends a malformed message after startup, and releases its session", () =>
     Effect.gen(function*() {
       const raw = yield* openRaw
