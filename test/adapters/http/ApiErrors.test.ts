@@ -1,20 +1,32 @@
 import { describe, expect, it } from "vitest"
+import * as Fs from "node:fs"
 import * as ApiErrors from "../../../src/adapters/http/api/ApiErrors.ts"
 
 describe("ApiErrors", () => {
+  const errors = [
+    new ApiErrors.InvalidRequest({ message: "m" }),
+    new ApiErrors.Unauthorized({ message: "m", invalidToken: false }),
+    new ApiErrors.NotFound({ message: "m" }),
+    new ApiErrors.MethodNotAllowed({ message: "m" }),
+    new ApiErrors.RequestTimeout({ message: "m" }),
+    new ApiErrors.Gone({ message: "m" }),
+    new ApiErrors.PayloadTooLarge({ message: "m" }),
+    new ApiErrors.UnsupportedMediaType({ message: "m" }),
+    new ApiErrors.ExpectationFailed({ message: "m" }),
+    new ApiErrors.RequestHeaderFieldsTooLarge({ message: "m" }),
+    new ApiErrors.Internal({ message: "m" }),
+    new ApiErrors.ServiceUnavailable({ message: "m" })
+  ]
+
   it("ERROR_CODES lists exactly the codes the error classes carry, each with its own status", () => {
-    const errors = [
-      new ApiErrors.InvalidRequest({ message: "m" }),
-      new ApiErrors.Unauthorized({ message: "m", invalidToken: false }),
-      new ApiErrors.NotFound({ message: "m" }),
-      new ApiErrors.MethodNotAllowed({ message: "m" }),
-      new ApiErrors.Gone({ message: "m" }),
-      new ApiErrors.PayloadTooLarge({ message: "m" }),
-      new ApiErrors.UnsupportedMediaType({ message: "m" }),
-      new ApiErrors.Internal({ message: "m" }),
-      new ApiErrors.ServiceUnavailable({ message: "m" })
-    ]
     expect(errors.map((error) => error.code).sort()).toEqual([...ApiErrors.ERROR_CODES].sort())
     expect(new Set(errors.map((error) => error.status)).size).toBe(errors.length)
+  })
+
+  it("the README's error table documents exactly these codes, each with its status", () => {
+    const readme = Fs.readFileSync(new URL("../../../README.md", import.meta.url), "utf8")
+    const section = readme.slice(readme.indexOf("## Error codes"), readme.indexOf("\n## ", readme.indexOf("## Error codes") + 1))
+    const rows = [...section.matchAll(/^\| (\d{3}) \| `([a-z_]+)` \|/gm)].map(([, status, code]) => `${status} ${code}`)
+    expect(rows.sort()).toEqual(errors.map((error) => `${error.status} ${error.code}`).sort())
   })
 })

@@ -74,6 +74,15 @@ export class MethodNotAllowed extends Schema.Error<MethodNotAllowed>("MethodNotA
   readonly _tag = "MethodNotAllowed" as const
 }
 
+/** 408: the request did not arrive in time (headers or the whole request); the connection is closed. */
+export class RequestTimeout extends Schema.Error<RequestTimeout>("RequestTimeout")(
+  errorFields("request_timeout", 408),
+  { httpApiStatus: 408 }
+) {
+  /** Discriminates the error for `Effect.catchTag`; not part of the JSON body. */
+  readonly _tag = "RequestTimeout" as const
+}
+
 /** 410: the operation passed its sunset date and is withdrawn. */
 export class Gone extends Schema.Error<Gone>("Gone")(
   errorFields("gone", 410),
@@ -101,6 +110,24 @@ export class UnsupportedMediaType extends Schema.Error<UnsupportedMediaType>("Un
   readonly _tag = "UnsupportedMediaType" as const
 }
 
+/** 417: an `Expect` header other than `100-continue`. */
+export class ExpectationFailed extends Schema.Error<ExpectationFailed>("ExpectationFailed")(
+  errorFields("expectation_failed", 417),
+  { httpApiStatus: 417 }
+) {
+  /** Discriminates the error for `Effect.catchTag`; not part of the JSON body. */
+  readonly _tag = "ExpectationFailed" as const
+}
+
+/** 431: the request headers are too large or too many; the connection is closed. */
+export class RequestHeaderFieldsTooLarge extends Schema.Error<RequestHeaderFieldsTooLarge>("RequestHeaderFieldsTooLarge")(
+  errorFields("request_header_fields_too_large", 431),
+  { httpApiStatus: 431 }
+) {
+  /** Discriminates the error for `Effect.catchTag`; not part of the JSON body. */
+  readonly _tag = "RequestHeaderFieldsTooLarge" as const
+}
+
 /** 500: a bug. The message never carries internals; the log has the details. */
 export class Internal extends Schema.Error<Internal>("Internal")(
   errorFields("internal", 500),
@@ -125,9 +152,12 @@ export const ERROR_CODES = [
   "unauthorized",
   "not_found",
   "method_not_allowed",
+  "request_timeout",
   "gone",
   "payload_too_large",
   "unsupported_media_type",
+  "expectation_failed",
+  "request_header_fields_too_large",
   "internal",
   "service_unavailable"
 ] as const
