@@ -2,7 +2,7 @@
  * The composition root: reads the configuration, picks the adapters and serves the
  * HTTP API. The only module that chooses adapters.
  */
-import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
+import { NodeRuntime } from "@effect/platform-node"
 import { PgClient } from "@effect/sql-pg"
 import {
   Cause,
@@ -21,10 +21,10 @@ import {
 } from "effect"
 import { HttpRouter } from "effect/http"
 import { randomBytes } from "node:crypto"
-import { createServer } from "node:http"
 import * as ApiKeysStatic from "./adapters/apikeys/ApiKeysStatic.ts"
 import * as EmbeddedDatabase from "./adapters/embedded/EmbeddedDatabase.ts"
 import * as HttpApp from "./adapters/http/server/HttpApp.ts"
+import * as NodeServer from "./adapters/http/server/NodeServer.ts"
 import * as PetRepositoryMemory from "./adapters/memory/PetRepositoryMemory.ts"
 import * as PetRepositorySql from "./adapters/postgres/PetRepositorySql.ts"
 import { AppConfig } from "./AppConfig.ts"
@@ -96,11 +96,7 @@ const main = Effect.gen(function*() {
   const server = HttpRouter.serve(HttpApp.layer({ production: config.publicBaseUrl, staging: config.stagingBaseUrl }))
     .pipe(
       Layer.provide([petRepository(config), apiKeys(config)]),
-      Layer.provide(NodeHttpServer.layer(
-        // Bounds on slow clients, so neither a trickled request nor shutdown waits on them for long.
-        () => createServer({ headersTimeout: 10_000, requestTimeout: 30_000 }),
-        { port: config.port, host: config.host, gracefulShutdownTimeout: Duration.seconds(10) }
-      ))
+      Layer.provide(NodeServer.layer({ port: config.port, host: config.host, shutdownTimeout: Duration.seconds(10) }))
     )
   return yield* Layer.launch(server).pipe(
     Effect.provideService(References.MinimumLogLevel, LOG_LEVELS[config.logLevel])

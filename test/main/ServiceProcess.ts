@@ -133,8 +133,10 @@ export class ServiceProcess {
   #stderr = ""
   #exit: ExitStatus | undefined
   readonly #listeners = new Set<() => void>()
+  readonly #logHidesListening: boolean
 
   constructor(port: number, env: Readonly<Record<string, string>>, cwd: string) {
+    this.#logHidesListening = ["warn", "error", "fatal", "none"].includes(env["LOG_LEVEL"] ?? "info")
     this.port = port
     this.baseUrl = `http://127.0.0.1:${port}`
     this.startedAt = Date.now()
@@ -235,17 +237,19 @@ export class ServiceProcess {
   }
 
   /**
-   * Resolves at the "Listening on" log line, or once GET /healthz answers 200 (for
-   * runs whose LOG_LEVEL hides that line).
+   * Resolves at the "Listening on" log line (logged once the application is attached),
+   * or, for runs whose LOG_LEVEL hides that line, once GET /readyz answers 200 (/healthz
+   * says 200 as soon as the port is open, before the store is ready). Other runs send no
+   * probe, so their request log holds only what a test sent.
    */
   async waitUntilListening(timeoutMs: number): Promise<void> {
     let healthy = false
-    let polling = true
+    let polling = this.#logHidesListening
     const poll = async () => {
       while (polling && !healthy && this.#exit === undefined) {
         await sleep(250)
         try {
-          const response = await fetch(`${this.baseUrl}/healthz`, { signal: AbortSignal.timeout(1_000) })
+          const response = await fetch(`${this.baseUrl}/readyz`, { signal: AbortSignal.timeout(1_000) })
           await response.arrayBuffer()
           if (response.status === 200) {
             healthy = true
@@ -261,7 +265,7 @@ export class ServiceProcess {
       await this.waitFor(
         () => healthy || /"Listening on http:\/\//.test(this.#stdout),
         timeoutMs,
-        "\"Listening on\" or a healthy /healthz"
+        "\"Listening on\" or a ready /readyz"
       )
     } finally {
       // Not awaited: a poll in progress ends by itself within its own timeout.

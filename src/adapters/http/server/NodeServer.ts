@@ -1,0 +1,289 @@
+/**
+ * The service's node:http server, served through @effect/platform-node's
+ * NodeHttpServer, with what Node leaves to the application for a server facing
+ * arbitrary clients:
+ *
+ * - **Timeouts as documented**: request headers within 10 s and the whole request
+ *   within 30 s, checked every second (Node checks every 30 s by default, so a
+ *   connection could outlive its bound by up to that much); idle keep-alive
+ *   connections are closed after 65 s.
+ * - **Answers from the moment the port opens.** NodeHttpServer listens before the
+ *   application (and the store under it) is built and attaches its request handler
+ *   only then; a request that arrives in between would get no answer at all. Until
+ *   the handler is attached, `/healthz` answers 200 and everything else 503 with
+ *   `Retry-After`.
+ * - **The Error body for what Node answers itself**: parse errors (400), oversized or
+ *   too many headers (431), timeouts (408), a missing `Host` (400), an unsupported
+ *   `Expect` (417), CONNECT (400).
+ * - **No error hides an earlier answer**: bytes Node cannot parse after a valid request
+ *   on the same connection are answered only once the requests before them have been.
+ * - **Pipelining is bounded**: one connection has at most a few requests in the
+ *   application at once, so it cannot crowd out other connections; one that piles up
+ *   more than a bounded queue is cut off once what it has in progress is answered.
+ * - **Shutdown stops new work at once** (on the server's `close`, which NodeHttpServer
+ *   calls when its scope closes): no new connection is accepted, connections without
+ *   an accepted request are closed, the last accepted response on each connection says
+ *   `Connection: close`, requests arriving after that get 503, and the close completes
+ *   as soon as the accepted requests are answered, or at the grace period at the latest.
+ */
+import { NodeHttpServer } from "@effect/platform-node"
+import { Duration } from "effect"
+import * as Http from "node:http"
+import type { Socket } from "node:net"
+import { ExpectationFailed, InvalidRequest, RequestHeaderFieldsTooLarge, ServiceUnavailable } from "../api/ApiErrors.ts"
+import * as ProtocolErrors from "./ProtocolErrors.ts"
+
+/** Longest a client may take to send its request headers. */
+export const HEADERS_TIMEOUT_MS = 10_000
+/** Longest a client may take to send its whole request, body included. */
+export const REQUEST_TIMEOUT_MS = 30_000
+/** How often the two bounds above are checked: a connection is cut at most this much late. */
+export const TIMEOUT_CHECK_INTERVAL_MS = 1_000
+/**
+ * How long an idle keep-alive connection stays open. Longer than the usual 60 s idle
+ * timeout of proxies and load balancers, so they close first and never reuse a
+ * connection this server has just closed.
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000
+/** Largest request head (request line and headers) accepted. */
+export const MAX_HEADER_BYTES = 16 * 1024
+/** Most header fields accepted in one request. */
+export const MAX_HEADERS = 100
+/** Requests of one connection in the application at once; more pipelined ones wait. */
+export const MAX_IN_PROGRESS_PER_CONNECTION = 8
+/** Pipelined requests one connection may have waiting; beyond that it is cut off. */
+export const MAX_WAITING_PER_CONNECTION = 128
+
+const CLOSE = { connection: "close" } as const
+const RETRY_AFTER = { "retry-after": "1" } as const
+
+type Event = "request" | "checkContinue"
+
+/** A request Node has parsed, with the response it will write in its turn. */
+interface Pending {
+  readonly event: Event
+  readonly request: Http.IncomingMessage
+  readonly response: Http.ServerResponse
+}
+
+/** What the server knows of one client connection. */
+class Connection {
+  readonly socket: Socket
+  /** Handed to the application and not answered yet, in arrival order. */
+  readonly inProgress = new Set<Pending>()
+  /** Parsed, held back by {@link MAX_IN_PROGRESS_PER_CONNECTION}, in arrival order. */
+  readonly waiting: Array<Pending> = []
+  /** A protocol error to answer once the requests before it are answered. */
+  failure: ProtocolErrors.ErrorBody | undefined
+  /** No further request is taken; the connection ends once those in progress are answered. */
+  cut = false
+  /** Ending: nothing more is written. */
+  ending = false
+
+  constructor(socket: Socket) {
+    this.socket = socket
+  }
+
+  get accepted(): Array<Pending> {
+    return [...this.inProgress, ...this.waiting]
+  }
+
+  /**
+   * Reads nothing more from the client: what it still sends would only be parsed into
+   * requests that are never taken, at the cost of everyone else's event loop. Node
+   * resumes a socket by itself when a response finishes; that is undone in the same tick,
+   * before any read.
+   */
+  stopReading(): void {
+    this.socket.on("resume", () => this.socket.pause())
+    this.socket.pause()
+  }
+}
+
+const isHealthCheck = (request: Http.IncomingMessage) =>
+  request.method === "GET" && (request.url ?? "").split("?")[0] === "/healthz"
+
+/** A node:http server with the connection policy described in this module's header. */
+export class ServiceServer extends Http.Server {
+  readonly #connections = new Map<Socket, Connection>()
+  readonly #shutdownTimeoutMs: number
+  #draining = false
+
+  constructor(shutdownTimeoutMs: number) {
+    super({
+      headersTimeout: HEADERS_TIMEOUT_MS,
+      requestTimeout: REQUEST_TIMEOUT_MS,
+      connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+      keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+      maxHeaderSize: MAX_HEADER_BYTES,
+      // Checked here instead, so that the 400 carries the Error body.
+      requireHostHeader: false
+    })
+    this.#shutdownTimeoutMs = shutdownTimeoutMs
+    // Node keeps the first maxHeadersCount fields and drops the rest silently: one more
+    // than the limit makes a request over it recognisable.
+    this.maxHeadersCount = MAX_HEADERS + 1
+    this.on("connection", (socket: Socket) => {
+      this.#connections.set(socket, new Connection(socket))
+      socket.once("close", () => this.#connections.delete(socket))
+    })
+    this.on("clientError", (error: Error, socket: Socket) => this.#onClientError(error, socket))
+    this.on("checkExpectation", (_request: Http.IncomingMessage, response: Http.ServerResponse) =>
+      ProtocolErrors.send(response, new ExpectationFailed({ message: "only Expect: 100-continue is supported" }), CLOSE))
+    // A CONNECT request names a host to tunnel to, not a resource of this service.
+    this.on("connect", (_request: Http.IncomingMessage, socket: Socket) =>
+      ProtocolErrors.sendOnSocket(socket, new InvalidRequest({ message: "the CONNECT method is not supported" })))
+  }
+
+  // Node emits each parsed request here; the policy decides when (and whether) the
+  // application's listener sees it.
+  override emit(event: string, ...args: Array<any>): boolean {
+    if (event === "request" || event === "checkContinue") {
+      this.#arrive({ event, request: args[0], response: args[1] })
+      return true
+    }
+    return super.emit(event, ...args)
+  }
+
+  override close(callback?: (error?: Error) => void): this {
+    this.#drain()
+    return super.close(callback)
+  }
+
+  #arrive(pending: Pending): void {
+    const connection = this.#connections.get(pending.request.socket as Socket)
+    pending.response.once("close", () => this.#answered(connection, pending))
+    if (this.#answeredHere(pending)) return
+    if (connection === undefined) return this.#dispatch(pending)
+    // After bad bytes or a cut-off nothing more is taken: it is never seen by the
+    // application and goes when the connection ends.
+    if (connection.failure !== undefined || connection.cut) return
+    connection.waiting.push(pending)
+    if (connection.waiting.length > MAX_WAITING_PER_CONNECTION) {
+      connection.cut = true
+      connection.waiting.length = 0
+      connection.stopReading()
+    }
+    this.#advance(connection)
+  }
+
+  /** Answers what the application must not or cannot take; true when it did. */
+  #answeredHere({ request, response }: Pending): boolean {
+    if (request.rawHeaders.length / 2 > MAX_HEADERS) {
+      ProtocolErrors.send(
+        response,
+        new RequestHeaderFieldsTooLarge({ message: `the request has more than ${MAX_HEADERS} header fields` }),
+        CLOSE
+      )
+    } else if (request.httpVersion === "1.1" && request.headers.host === undefined) {
+      ProtocolErrors.send(response, new InvalidRequest({ message: "the Host header is missing" }), CLOSE)
+    } else if (this.#draining) {
+      ProtocolErrors.send(
+        response,
+        new ServiceUnavailable({ message: "the service is shutting down; retry" }),
+        { ...CLOSE, ...RETRY_AFTER }
+      )
+    } else if (this.listenerCount("request") === 0) {
+      // The application is not attached yet: the store is still starting. Liveness is
+      // the process answering, as /healthz always says.
+      if (isHealthCheck(request)) {
+        response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ status: "ok" }))
+      } else {
+        ProtocolErrors.send(response, new ServiceUnavailable({ message: "the service is starting; retry" }), RETRY_AFTER)
+      }
+    } else {
+      return false
+    }
+    return true
+  }
+
+  #dispatch(pending: Pending): void {
+    if (!super.emit(pending.event, pending.request, pending.response)) {
+      // The application detached meanwhile (the end of a shutdown).
+      ProtocolErrors.send(
+        pending.response,
+        new ServiceUnavailable({ message: "the service is shutting down; retry" }),
+        { ...CLOSE, ...RETRY_AFTER }
+      )
+    }
+  }
+
+  #answered(connection: Connection | undefined, pending: Pending): void {
+    if (connection === undefined) return
+    connection.inProgress.delete(pending)
+    const index = connection.waiting.indexOf(pending)
+    if (index >= 0) connection.waiting.splice(index, 1)
+    this.#advance(connection)
+  }
+
+  /** Hands waiting requests to the application within the bound, then ends the connection if its work is done. */
+  #advance(connection: Connection): void {
+    while (!connection.cut && connection.inProgress.size < MAX_IN_PROGRESS_PER_CONNECTION) {
+      const next = connection.waiting.shift()
+      if (next === undefined) break
+      // After a parse error, a request whose body never arrived in full cannot complete.
+      if (connection.failure !== undefined && !next.request.complete) continue
+      connection.inProgress.add(next)
+      this.#dispatch(next)
+    }
+    if (connection.ending) return
+    if (connection.failure !== undefined) {
+      // A request whose body the bad bytes cut short is the last one: it gets the error.
+      const inProgress = [...connection.inProgress]
+      if (connection.waiting.length > 0 || inProgress.some((pending) => pending.request.complete)) return
+      connection.ending = true
+      const stuck = inProgress[0]
+      if (stuck === undefined || !stuck.response.headersSent) ProtocolErrors.sendOnSocket(connection.socket, connection.failure)
+      else connection.socket.destroy()
+    } else if ((connection.cut || this.#draining) && connection.inProgress.size === 0 && connection.waiting.length === 0) {
+      connection.ending = true
+      ProtocolErrors.endSoon(connection.socket)
+    }
+  }
+
+  #onClientError(error: Error, socket: Socket): void {
+    const connection = this.#connections.get(socket)
+    // Further errors on a connection already being answered (Node keeps parsing) change nothing.
+    if (connection !== undefined && (connection.failure !== undefined || connection.ending)) return
+    const failure = ProtocolErrors.fromClientError(error, `${MAX_HEADER_BYTES} bytes`)
+    if (connection === undefined || failure === undefined || !socket.writable) {
+      socket.destroy()
+      return
+    }
+    connection.failure = failure
+    this.#advance(connection)
+  }
+
+  #drain(): void {
+    if (this.#draining) return
+    this.#draining = true
+    for (const connection of this.#connections.values()) {
+      const last = connection.accepted.at(-1)
+      if (last === undefined) {
+        // Idle, or a request still arriving: nothing was accepted on it.
+        connection.ending = true
+        connection.socket.destroy()
+      } else if (!last.response.headersSent) {
+        last.response.setHeader("connection", "close")
+      }
+    }
+    setTimeout(() => {
+      for (const connection of this.#connections.values()) connection.socket.destroy()
+    }, this.#shutdownTimeoutMs).unref()
+  }
+}
+
+export interface Options {
+  readonly port: number
+  readonly host: string
+  /** Longest a shutdown waits for accepted requests before closing their connections. */
+  readonly shutdownTimeout: Duration.Duration
+}
+
+/** The HttpServer (and Node's HTTP platform services) on a {@link ServiceServer}. */
+export const layer = (options: Options) =>
+  NodeHttpServer.layer(() => new ServiceServer(Duration.toMillis(options.shutdownTimeout)), {
+    port: options.port,
+    host: options.host,
+    gracefulShutdownTimeout: options.shutdownTimeout
+  })

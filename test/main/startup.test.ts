@@ -1,0 +1,196 @@
+/**
+ * Requests that reach the real process while it starts: from the first
+ * millisecond after spawn, clients connect in a tight loop until the service is
+ * ready. Nothing may hang: every attempt is refused at the socket (not listening
+ * yet) or gets a complete answer at once — `/healthz` 200, and `/readyz` and
+ * the API 503 `service_unavailable` with `Retry-After` until the store is ready.
+ * A create answered 503 is not stored; one answered 201 is.
+ *
+ * On the embedded store with an empty DATA_DIR (initdb, the longest start), with
+ * an existing one, and on PostgreSQL.
+ */
+import { afterAll, afterEach, describe, expect, it } from "vitest"
+import { createDatabase, databaseUrl, dropAllDatabases, postgresAvailable } from "./PgAdmin.ts"
+import { isErrorBody, RawConnection, rawRequest, type RawResponse } from "./RawHttp.ts"
+import {
+  initializedDataDir,
+  killAll,
+  listAll,
+  removeTempDirs,
+  type ServiceProcess,
+  startService,
+  tempDir
+} from "./ServiceProcess.ts"
+
+const API_KEY = "startup-test-key"
+/**
+ * Longest an answer may take; a request that is never answered (the failure this
+ * guards against) waits for ever. The embedded database starts on the service's own
+ * event loop (PGlite is WebAssembly in-process): the first start of an empty DATA_DIR
+ * (initdb) holds it for seconds, and answers wait that long.
+ */
+const ANSWER_BOUND_MS = { initdb: 15_000, other: 5_000 } as const
+const WORKERS = 4
+
+afterEach(killAll)
+afterAll(async () => {
+  await killAll()
+  removeTempDirs()
+  if (postgresAvailable) await dropAllDatabases()
+})
+
+type Kind = "healthz" | "readyz" | "create" | "list"
+const KINDS: ReadonlyArray<Kind> = ["healthz", "readyz", "create", "list"]
+
+type Attempt =
+  | { readonly outcome: "refused"; readonly kind: Kind; readonly atMs: number }
+  | {
+    readonly outcome: "answered"
+    readonly kind: Kind
+    readonly atMs: number
+    readonly tookMs: number
+    readonly response: RawResponse
+    readonly name: string | undefined
+  }
+  | { readonly outcome: "hang" | "error"; readonly kind: Kind; readonly atMs: number; readonly detail: string }
+
+const requestFor = (kind: Kind, name: string): string => {
+  switch (kind) {
+    case "healthz":
+      return rawRequest("GET", "/healthz")
+    case "readyz":
+      return rawRequest("GET", "/readyz")
+    case "list":
+      return rawRequest("GET", "/v1/pets?limit=1", { headers: { authorization: `Bearer ${API_KEY}` } })
+    case "create":
+      return rawRequest("POST", "/v1/pets", {
+        headers: { authorization: `Bearer ${API_KEY}`, "content-type": "application/json" },
+        body: JSON.stringify({ name, categoryId: 1 })
+      })
+  }
+}
+
+/** One attempt on a fresh connection. */
+const attempt = async (service: ServiceProcess, kind: Kind, name: string, boundMs: number): Promise<Attempt> => {
+  const atMs = Date.now() - service.startedAt
+  let connection: RawConnection
+  try {
+    connection = await RawConnection.open(service.port)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    return code === "ECONNREFUSED"
+      ? { outcome: "refused", kind, atMs }
+      : { outcome: "error", kind, atMs, detail: `connect: ${code ?? String(error)}` }
+  }
+  const started = performance.now()
+  try {
+    await connection.write(requestFor(kind, name))
+    const [response] = await connection.waitForResponses(1, boundMs)
+    return {
+      outcome: "answered",
+      kind,
+      atMs,
+      tookMs: performance.now() - started,
+      response: response as RawResponse,
+      name: kind === "create" ? name : undefined
+    }
+  } catch (error) {
+    const detail = String((error as Error).message)
+    return { outcome: detail.startsWith("timed out") ? "hang" : "error", kind, atMs, detail }
+  } finally {
+    connection.destroy()
+  }
+}
+
+/**
+ * Spawns the service and hammers it from the first millisecond until `/readyz`
+ * has said 200 and a few more rounds have passed.
+ */
+const hammerStart = async (env: Record<string, string>, startTimeoutMs: number, boundMs: number) => {
+  const service = await startService({ env, waitUntilListening: false })
+  const attempts: Array<Attempt> = []
+  let readyAtMs: number | undefined
+  let roundsAfterReady = 0
+  let sequence = 0
+  const deadline = Date.now() + startTimeoutMs
+  const worker = async (offset: number) => {
+    for (let i = offset; roundsAfterReady < 20 && Date.now() < deadline; i++) {
+      if (service.exitStatus !== undefined) return
+      const kind = KINDS[i % KINDS.length] as Kind
+      const result = await attempt(service, kind, `startup-${sequence++}`, boundMs)
+      attempts.push(result)
+      if (result.outcome === "answered" && result.kind === "readyz" && result.response.status === 200) {
+        readyAtMs ??= result.atMs
+      }
+      if (readyAtMs !== undefined) roundsAfterReady++
+    }
+  }
+  await Promise.all(Array.from({ length: WORKERS }, (_, i) => worker(i)))
+  return { service, attempts, readyAtMs }
+}
+
+const check = async (label: string, env: Record<string, string>, startTimeoutMs: number, boundMs: number) => {
+  const { service, attempts, readyAtMs } = await hammerStart(env, startTimeoutMs, boundMs)
+  expect(service.exitStatus, service.output).toBeUndefined()
+  expect(readyAtMs, `never ready\n${service.output}`).toBeDefined()
+
+  // Nothing hangs and nothing breaks: refused, or answered in full within the bound.
+  const failures = attempts.filter((a) => a.outcome === "hang" || a.outcome === "error")
+  expect(failures, service.output).toEqual([])
+  const answered = attempts.flatMap((a) => a.outcome === "answered" ? [a] : [])
+
+  for (const a of answered) {
+    const { status } = a.response
+    if (a.kind === "healthz") {
+      expect(status, `${a.kind} at ${a.atMs} ms: ${a.response.body}`).toBe(200)
+      continue
+    }
+    const expected = { readyz: 200, list: 200, create: 201 }[a.kind]
+    expect([expected, 503], `${a.kind} at ${a.atMs} ms: ${status} ${a.response.body}`).toContain(status)
+    if (status === 503) {
+      expect(isErrorBody(a.response, "service_unavailable"), a.response.body).toBe(true)
+      expect(Number(a.response.headers["retry-after"])).toBeGreaterThan(0)
+    }
+  }
+
+  // A create the client was told failed is not stored; one it was told succeeded is.
+  const created = new Set(answered.filter((a) => a.kind === "create" && a.response.status === 201).map((a) => a.name))
+  const refused = new Set(answered.filter((a) => a.kind === "create" && a.response.status === 503).map((a) => a.name))
+  const stored = new Set((await listAll(service, API_KEY, { limit: 100 })).pets.map((pet) => pet.name))
+  expect([...created].filter((name) => !stored.has(name as string))).toEqual([])
+  expect([...refused].filter((name) => stored.has(name as string))).toEqual([])
+
+  const early = answered.filter((a) => a.atMs < (readyAtMs as number))
+  const firstAnswerMs = Math.min(...answered.map((a) => a.atMs))
+  const slowest = Math.max(...answered.map((a) => a.tookMs))
+  console.info(
+    `[startup ${label}] ${attempts.length} attempts: ${attempts.filter((a) => a.outcome === "refused").length} refused, ` +
+      `${answered.length} answered (${early.length} before ready, ${refused.size} creates refused 503); ` +
+      `first answer ${firstAnswerMs} ms after spawn, ready ${readyAtMs} ms; slowest answer ${slowest.toFixed(0)} ms`
+  )
+  expect(await service.stop()).toEqual({ code: 0, signal: null })
+  return { early, readyAtMs: readyAtMs as number }
+}
+
+describe("requests while the service starts", () => {
+  it("embedded, empty DATA_DIR: answered at once while initdb runs, never a hang", async () => {
+    const { early } = await check(
+      "embedded, empty DATA_DIR",
+      { API_KEYS: API_KEY, STORE: "embedded", DATA_DIR: `${tempDir()}/data` },
+      60_000,
+      ANSWER_BOUND_MS.initdb
+    )
+    // The port opens before the store is ready: that window was exercised.
+    expect(early.length).toBeGreaterThan(0)
+  }, 90_000)
+
+  it("embedded, existing DATA_DIR: never a hang", async () => {
+    const dataDir = await initializedDataDir()
+    await check("embedded, existing DATA_DIR", { API_KEYS: API_KEY, STORE: "embedded", DATA_DIR: dataDir }, 30_000, ANSWER_BOUND_MS.other)
+  }, 90_000)
+
+  it.skipIf(!postgresAvailable)("PostgreSQL: never a hang", async () => {
+    const database = await createDatabase()
+    await check("PostgreSQL", { API_KEYS: API_KEY, STORE: "postgres", DATABASE_URL: databaseUrl(database) }, 30_000, ANSWER_BOUND_MS.other)
+  }, 60_000)
+})
