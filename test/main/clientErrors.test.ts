@@ -142,6 +142,18 @@ describe("requests Node's parser refuses", () => {
     connection.destroy()
   })
 
+  it("an Upgrade header is ignored: an ordinary answer, and the connection stays usable", async () => {
+    const connection = await RawConnection.open(service.port)
+    const upgrade = { connection: "upgrade", upgrade: "websocket", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==" }
+    await connection.write(rawRequest("GET", "/healthz", { headers: upgrade }))
+    await connection.waitForResponses(1, 5_000)
+    await connection.write(rawRequest("GET", "/v1/pets?limit=1", { headers: AUTH }))
+    const responses = await connection.waitForResponses(2, 5_000)
+    expect(responses.map((response) => response.status)).toEqual([200, 200])
+    expect(Array.isArray(responses[1]?.json)).toBe(true)
+    connection.destroy()
+  })
+
   it("the service keeps serving afterwards", async () => {
     expect((await service.request("GET", "/healthz")).status).toBe(200)
     expect((await service.request("GET", "/v1/pets", { apiKey: API_KEY })).status).toBe(200)

@@ -117,7 +117,10 @@ export class ServiceServer extends Http.Server {
       keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
       maxHeaderSize: MAX_HEADER_BYTES,
       // Checked here instead, so that the 400 carries the Error body.
-      requireHostHeader: false
+      requireHostHeader: false,
+      // The service speaks plain HTTP/1.1 (no WebSocket, no h2c): an Upgrade header is
+      // ignored, so that every request passes through the policy here.
+      shouldUpgradeCallback: () => false
     })
     this.#shutdownTimeoutMs = shutdownTimeoutMs
     // Node keeps the first maxHeadersCount fields and drops the rest silently: one more
