@@ -154,13 +154,13 @@ export class ServiceServer extends Http.Server {
   }
 
   #arrive(pending: Pending): void {
-    const connection = this.#connections.get(pending.request.socket as Socket)
+    const connection = this.#connections.get(pending.request.socket)
     pending.response.once("close", () => this.#answered(connection, pending))
+    // After bad bytes or a cut-off nothing more is taken or answered: the request goes
+    // when the connection ends.
+    if (connection !== undefined && (connection.failure !== undefined || connection.cut)) return
     if (this.#answeredHere(pending)) return
     if (connection === undefined) return this.#dispatch(pending)
-    // After bad bytes or a cut-off nothing more is taken: it is never seen by the
-    // application and goes when the connection ends.
-    if (connection.failure !== undefined || connection.cut) return
     connection.waiting.push(pending)
     if (connection.waiting.length > MAX_WAITING_PER_CONNECTION) {
       connection.cut = true
