@@ -5,7 +5,17 @@ export const PET_NAME_MAX_CODE_POINTS = 255
 
 // PostgreSQL text cannot hold NUL, and control characters are never a legitimate part of a name.
 const C0_CONTROL = /[\u0000-\u001f]/u
-const NON_WHITESPACE = /\S/u
+
+/**
+ * The characters that count as blank: ECMAScript's white space and line terminators
+ * (what `\s` matches), listed so that every store applies the same set. Databases
+ * disagree on `[[:space:]]` (PGlite counts U+0085 NEL, a PostgreSQL server in the C.UTF-8
+ * locale does not), so the SQL CHECK spells out this class instead. Written in the
+ * regular-expression escape syntax that JavaScript and PostgreSQL share.
+ */
+export const BLANK_CHARACTER_CLASS =
+  "\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff"
+const NOT_BLANK = new RegExp(`[^${BLANK_CHARACTER_CLASS}]`, "u")
 
 const countCodePoints = (s: string): number => {
   let n = 0
@@ -24,7 +34,7 @@ export const PetName = Schema.String.annotate({ expected: "a string" }).check(
   Schema.makeFilter((s: string) => !C0_CONTROL.test(s), {
     message: "must not contain NUL or other control characters (U+0000 to U+001F)"
   }, true),
-  Schema.makeFilter((s: string) => NON_WHITESPACE.test(s), {
+  Schema.makeFilter((s: string) => NOT_BLANK.test(s), {
     message: "must contain at least one non-whitespace character"
   }, true),
   Schema.makeFilter((s: string) => countCodePoints(s) <= PET_NAME_MAX_CODE_POINTS, {

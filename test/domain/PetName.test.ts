@@ -18,6 +18,10 @@ describe("PetName", () => {
     "e\u0301",
     "\u00a0x",
     "\u007f",
+    // Not ECMAScript white space, though some databases' [[:space:]] counts them.
+    "\u0085",
+    "\u200b",
+    "\u180e",
     "\ufffd",
     "😀".repeat(PET_NAME_MAX_CODE_POINTS),
     "a".repeat(PET_NAME_MAX_CODE_POINTS)
@@ -37,6 +41,7 @@ describe("PetName", () => {
     ["", "must contain at least one non-whitespace character"],
     ["   ", "must contain at least one non-whitespace character"],
     ["\u3000", "must contain at least one non-whitespace character"],
+    ["\ufeff\u2028\u00a0", "must contain at least one non-whitespace character"],
     ["a\u0000b", "must not contain NUL or other control characters (U+0000 to U+001F)"],
     ["line\nbreak", "must not contain NUL or other control characters (U+0000 to U+001F)"],
     ["\u001f", "must not contain NUL or other control characters (U+0000 to U+001F)"],

@@ -1,5 +1,5 @@
 import { assert, layer } from "@effect/vitest"
-import { Effect, type Layer, Schema } from "effect"
+import { Arbitrary, Effect, type Layer, Result, Schema } from "effect"
 import { CategoryId } from "../../src/domain/CategoryId.ts"
 import { INT64_MAX, INT64_MIN } from "../../src/domain/Int64.ts"
 import { NewPet } from "../../src/domain/NewPet.ts"
@@ -33,6 +33,34 @@ const currentHighWater = Effect.gen(function*() {
   const probe = yield* repo.create(new NewPet({ name: PetName.make("probe"), categoryId: CategoryId.make(0n) }))
   return probe.id
 })
+
+/**
+ * Every code point where stores could disagree with the domain on a name: Unicode white
+ * space, controls (C0, DEL, C1) and format characters (zero-width, bidi, BOM), 254 in
+ * all. Each must be refused by the domain, or stored and returned unchanged.
+ */
+const EDGE_CHARACTERS = Array.from({ length: 0x110000 }, (_, codePoint) => codePoint)
+  .filter((codePoint) => codePoint < 0xd800 || codePoint > 0xdfff)
+  .map((codePoint) => String.fromCodePoint(codePoint))
+  .filter((character) => /[\p{White_Space}\p{Cc}\p{Cf}\p{Zs}\p{Zl}\p{Zp}]/u.test(character))
+
+// Names made of edge characters, with or without an ordinary letter among them.
+const EdgeName = Arbitrary.array(Arbitrary.schema(Schema.Literals([...EDGE_CHARACTERS, "x"])), {
+  minLength: 1,
+  maxLength: 6
+}).pipe(Arbitrary.map((characters) => characters.join("")))
+
+const decodeName = Schema.decodeUnknownResult(PetName)
+
+// The domain decides; a store must then accept exactly what the domain accepted.
+const storesAsTheDomainDecides = (name: string) =>
+  Effect.gen(function*() {
+    const decoded = decodeName(name)
+    if (Result.isFailure(decoded)) return
+    const repo = yield* PetRepository
+    const created = yield* repo.create(new NewPet({ name: decoded.success, categoryId: CategoryId.make(1n) }))
+    assert.strictEqual((yield* repo.get(created.id)).name, name)
+  })
 
 const matches = (status: PetStatus | undefined) => (pet: Pet) => status === undefined || pet.status === status
 
@@ -98,6 +126,18 @@ export const petRepositoryContract = (
           assert.strictEqual((yield* repo.get(created.id)).categoryId, value)
         }
       }))
+
+    it.effect("every white space, control and format character is refused by the domain or stored unchanged", () =>
+      Effect.gen(function*() {
+        assert.strictEqual(EDGE_CHARACTERS.length, 254)
+        for (const character of EDGE_CHARACTERS) {
+          yield* storesAsTheDomainDecides(character)
+          yield* storesAsTheDomainDecides(`${character}x`)
+        }
+      }), timeout)
+
+    it.effect.prop("names of edge characters are refused by the domain or stored unchanged", [EdgeName], ([name]) =>
+      storesAsTheDomainDecides(name), { timeout, arbitrary })
 
     it.effect("get of an id that was never assigned fails with PetNotFound", () =>
       Effect.gen(function*() {

@@ -26,6 +26,19 @@ export const loader = Migrator.fromRecord({
     `
     // Keyset pages filtered by status walk (status, id); unfiltered pages walk the primary key.
     yield* sql`CREATE INDEX pets_status_id ON pets (status, id)`
+  }),
+  // `[[:space:]]` depends on the database's locale and build (PGlite counts U+0085 as
+  // space, a PostgreSQL server does not), so "not blank" names the domain's class
+  // (PetName.BLANK_CHARACTER_CLASS) character by character. Every stored name already
+  // passed the domain's rule, so no row fails the new check.
+  "0002_name_blank_class": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`
+      ALTER TABLE pets
+        DROP CONSTRAINT pets_name_not_blank,
+        ADD CONSTRAINT pets_name_not_blank
+          CHECK (name ~ '[^\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]')
+    `
   })
 })
 
