@@ -148,7 +148,7 @@ describe("authentication", () => {
       expect(result.headers.get("www-authenticate")).toBe(CHALLENGE)
     })
 
-    it("a declared Content-Length over 64 KiB is 413 before authentication: the body is never read", async () => {
+    it("a declared Content-Length over the limit is 413 before authentication: the body is never read", async () => {
       const server = freshServer()
       const body = `{"name":"Rex","categoryId":1,"pad":"${"x".repeat(70 * 1024)}"}`
       const result = await server.call("POST", "/v1/pets", {

@@ -1,4 +1,7 @@
 import { describe, expect, it } from "vitest"
+import { MAX_BODY_VALUES } from "../../../src/adapters/http/api/PetsApi.ts"
+import { MAX_BODY_BYTES } from "../../../src/adapters/http/server/ErrorResponses.ts"
+import { PET_NAME_MAX_CODE_POINTS } from "../../../src/domain/PetName.ts"
 import { AUTH, createPet, expectError, freshServer, JSON_AUTH, listAll, type TestServer } from "./TestServer.ts"
 
 const post = (server: TestServer, body: string | Uint8Array, headers: Record<string, string> = JSON_AUTH) =>
@@ -197,6 +200,39 @@ describe("POST /v1/pets (createPet)", () => {
     })
   })
 
+  describe(`JSON values (at most ${MAX_BODY_VALUES})`, () => {
+    // A create whose ignored `pad` key holds `count` values in all (the body counts as one more).
+    const withValues = (count: number) =>
+      `{"name":"Rex","categoryId":1,"pad":[${Array.from({ length: count - 4 }, () => "1").join(",")}]}`
+
+    it(`accepts a create of exactly ${MAX_BODY_VALUES} values, ignoring what it does not know`, async () => {
+      const server = freshServer()
+      const result = await post(server, withValues(MAX_BODY_VALUES))
+      expect(result.status).toBe(201)
+      expect(result.text).toBe(`{"id":1,"name":"Rex","categoryId":1}`)
+    })
+
+    it("counts values, not the brackets and commas inside strings, and an empty container as one", async () => {
+      const server = freshServer()
+      // The body, name, categoryId, pad and one string are 5 values; empty containers fill up the rest.
+      const empties = Array.from({ length: MAX_BODY_VALUES - 5 }, (_, i) => i % 2 === 0 ? "[ ]" : "{}").join(",")
+      const payload = `{"name":"a, [b] {c}, \\\" ,[","categoryId":1,"pad":[${empties}, "]]],,,{{"]}`
+      const result = await post(server, payload)
+      expect(result.status).toBe(201)
+      await expectRejected(payload.replace(`"pad":[`, `"pad":[0,`), 400, "invalid_request")
+    })
+
+    it.each([
+      ["one value too many", withValues(MAX_BODY_VALUES + 1)],
+      ["a long flat array of integers", `{"name":"Rex","categoryId":1,"pad":[${"1,".repeat(1500)}1]}`],
+      ["arrays nested 1,500 deep", `{"name":"Rex","categoryId":1,"pad":${"[".repeat(1500)}${"]".repeat(1500)}}`],
+      ["many keys", `{"name":"Rex","categoryId":1,${Array.from({ length: 200 }, (_, i) => `"k${i}":0`).join(",")}}`]
+    ])("refuses %s with 400 naming the bound", async (_, payload) => {
+      const result = await expectRejected(payload, 400, "invalid_request")
+      expect((result.json as { message: string }).message).toContain(`more than ${MAX_BODY_VALUES} JSON values`)
+    })
+  })
+
   describe("content type", () => {
     it("accepts application/json; charset=utf-8", async () => {
       const server = freshServer()
@@ -235,33 +271,48 @@ describe("POST /v1/pets (createPet)", () => {
     })
   })
 
-  describe("size limit (64 KiB)", () => {
+  describe(`size limit (${MAX_BODY_BYTES} bytes)`, () => {
     // A valid NewPet padded with an ignored key to exactly `size` bytes.
     const paddedTo = (size: number) => {
       const head = `{"name":"Rex","categoryId":1,"pad":"`
       const tail = `"}`
       return head + "x".repeat(size - head.length - tail.length) + tail
     }
+    // Every UTF-16 unit of a JSON string written as a \u escape: the longest way to write it.
+    const escaped = (text: string) =>
+      `"${Array.from({ length: text.length }, (_, i) => `\\u${text.charCodeAt(i).toString(16).padStart(4, "0")}`).join("")}"`
 
-    it("accepts a valid body of exactly 65536 bytes", async () => {
+    it("accepts the largest valid create, written as long as JSON allows, within the limit", async () => {
       const server = freshServer()
-      const payload = paddedTo(65536)
-      expect(new TextEncoder().encode(payload).byteLength).toBe(65536)
+      const name = "😀".repeat(PET_NAME_MAX_CODE_POINTS)
+      const payload = `{${escaped("name")}:${escaped(name)},${escaped("categoryId")}:-9223372036854775808,${
+        escaped("status")
+      }:${escaped("available")},${escaped("id")}:-9223372036854775808}`
+      expect(new TextEncoder().encode(payload).byteLength).toBeLessThanOrEqual(MAX_BODY_BYTES)
+      const result = await post(server, payload)
+      expect(result.status).toBe(201)
+      expect(result.text).toBe(`{"id":1,"name":"${name}","categoryId":-9223372036854775808,"status":"available"}`)
+    })
+
+    it(`accepts a valid body of exactly ${MAX_BODY_BYTES} bytes`, async () => {
+      const server = freshServer()
+      const payload = paddedTo(MAX_BODY_BYTES)
+      expect(new TextEncoder().encode(payload).byteLength).toBe(MAX_BODY_BYTES)
       const result = await post(server, payload)
       expect(result.status).toBe(201)
       expect(result.text).toBe(`{"id":1,"name":"Rex","categoryId":1}`)
     })
 
-    it("refuses 65537 bytes with 413 payload_too_large", async () => {
-      await expectRejected(paddedTo(65537), 413, "payload_too_large")
+    it(`refuses ${MAX_BODY_BYTES + 1} bytes with 413 payload_too_large`, async () => {
+      await expectRejected(paddedTo(MAX_BODY_BYTES + 1), 413, "payload_too_large")
     })
 
     it("refuses a much larger body (1 MiB) with 413", async () => {
       await expectRejected(paddedTo(1024 * 1024), 413, "payload_too_large")
     })
 
-    it("answers a 60 KiB body that is otherwise invalid with 400, not 413", async () => {
-      const payload = `{"name":"${"x".repeat(60 * 1024)}","categoryId":1}`
+    it("answers a body within the limit that is otherwise invalid with 400, not 413", async () => {
+      const payload = `{"name":"${"x".repeat(MAX_BODY_BYTES - 40)}","categoryId":1}`
       await expectRejected(payload, 400, "invalid_request", ["name"])
     })
   })
