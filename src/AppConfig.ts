@@ -38,6 +38,7 @@ export const AppConfig = Config.all({
   databaseStatementTimeout: Config.Duration("DATABASE_STATEMENT_TIMEOUT").pipe(Config.withDefault(Duration.seconds(5))),
   dataDir: Config.String("DATA_DIR").pipe(Config.withDefault("./data")),
   logLevel: Config.schema(Schema.Literals(LOG_LEVELS), "LOG_LEVEL").pipe(Config.withDefault("info" as const)),
+  metrics: Config.schema(Schema.Literals(["on", "off"]), "METRICS").pipe(Config.withDefault("on" as const)),
   publicBaseUrl: Config.schema(BaseUrl, "PUBLIC_BASE_URL").pipe(Config.withDefault("http://localhost:8080/v1")),
   stagingBaseUrl: Config.schema(BaseUrl, "STAGING_BASE_URL").pipe(Config.withDefault("http://localhost:8080/v1"))
 }).pipe(

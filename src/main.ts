@@ -26,11 +26,15 @@ import * as EmbeddedDatabase from "./adapters/embedded/EmbeddedDatabase.ts"
 import * as HttpApp from "./adapters/http/server/HttpApp.ts"
 import * as NodeServer from "./adapters/http/server/NodeServer.ts"
 import * as PetRepositoryMemory from "./adapters/memory/PetRepositoryMemory.ts"
+import * as PetRepositoryMetrics from "./adapters/observability/PetRepositoryMetrics.ts"
+import * as Tracing from "./adapters/observability/Tracing.ts"
 import * as PetRepositorySql from "./adapters/postgres/PetRepositorySql.ts"
 import { AppConfig } from "./AppConfig.ts"
 import { InvalidInput } from "./domain/Errors.ts"
 
-const petRepository = (config: AppConfig) => {
+const petRepository = (config: AppConfig) => PetRepositoryMetrics.layer.pipe(Layer.provide(petStore(config)))
+
+const petStore = (config: AppConfig) => {
   const sql = PetRepositorySql.layer({ timeout: config.databaseStatementTimeout })
   switch (config.store) {
     case "memory":
@@ -93,9 +97,15 @@ const main = Effect.gen(function*() {
     `Animal Store starting: ${config.store} store${config.store === "embedded" ? ` in ${config.dataDir}` : ""}, ` +
       `API at http://${config.host}:${config.port}/v1, docs at /docs`
   )
-  const server = HttpRouter.serve(HttpApp.layer({ production: config.publicBaseUrl, staging: config.stagingBaseUrl }))
+  // HttpApp writes each request's log line itself, with its id and route.
+  const app = HttpApp.layer(
+    { production: config.publicBaseUrl, staging: config.stagingBaseUrl },
+    { metrics: config.metrics === "on" }
+  )
+  const server = HttpRouter.serve(app, { disableLogger: true })
     .pipe(
       Layer.provide([petRepository(config), apiKeys(config)]),
+      Layer.provide(Tracing.layer),
       Layer.provide(NodeServer.layer({ port: config.port, host: config.host, shutdownTimeout: Duration.seconds(10) }))
     )
   return yield* Layer.launch(server).pipe(

@@ -52,6 +52,25 @@ describe("ServiceServer", () => {
     connection.destroy()
   })
 
+  it("gives its own answers a request id: the client's when sane, a fresh one otherwise", async () => {
+    await listening().then(async ({ port }) => {
+      const connection = await RawConnection.open(port)
+      await connection.write(
+        rawRequest("GET", "/healthz", { headers: { "x-request-id": "probe-1" } }) +
+          rawRequest("GET", "/v1/pets", { headers: { "x-request-id": "probe-2" } }) +
+          rawRequest("GET", "/v1/pets", { headers: { "x-request-id": "not sane" } }) +
+          "NOT A REQUEST\r\n\r\n"
+      )
+      const [health, starting, replaced, malformed] = await connection.waitForResponses(4, 2_000)
+      expect(health?.headers["x-request-id"]).toBe("probe-1")
+      expect(starting?.headers["x-request-id"]).toBe("probe-2")
+      expect(replaced?.headers["x-request-id"]).toMatch(/^[0-9a-f-]{36}$/)
+      expect(malformed?.status).toBe(400)
+      expect(malformed?.headers["x-request-id"]).toMatch(/^[0-9a-f-]{36}$/)
+      connection.destroy()
+    })
+  })
+
   it(`keeps at most ${MAX_IN_PROGRESS_PER_CONNECTION} of one connection's pipelined requests in the application, and answers all in order`, async () => {
     const { server, port } = await listening()
     let inProgress = 0

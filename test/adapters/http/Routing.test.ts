@@ -87,7 +87,7 @@ describe("routing", () => {
       const result = await server.call("GET", "/readyz")
       expect(result.status).toBe(200)
       expect(result.headers.get("content-type")).toBe("application/json")
-      expect(result.json).toEqual({ status: "ready" })
+      expect(result.json).toEqual({ status: "ready", checks: { store: "ok" } })
     })
 
     it("GET /v1/openapi.json answers 200 with an OpenAPI document without a key", async () => {

@@ -62,7 +62,7 @@ describe("store failures", () => {
 
   it("GET /readyz answers 503 in the Error shape while the store is unavailable, and /healthz stays 200", async () => {
     const server = freshServer(unavailable("the store did not answer in time"))
-    expectError(await server.call("GET", "/readyz"), 503, "service_unavailable")
+    expectError(await server.call("GET", "/readyz"), 503, "service_unavailable", "not ready: store: ")
     const health = await server.call("GET", "/healthz")
     expect(health.status).toBe(200)
   })

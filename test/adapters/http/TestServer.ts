@@ -56,8 +56,11 @@ const encoder = new TextEncoder()
  * A fresh app over an empty in-memory store (ids start at 1 again), or over `store`.
  * Logging is off, so the defects some tests provoke do not clutter the output.
  */
-export const makeTestServer = (store: Layer.Layer<PetRepository> = PetRepositoryMemory.layer): TestServer => {
-  const app = HttpApp.layer(SERVERS).pipe(
+export const makeTestServer = (
+  store: Layer.Layer<PetRepository> = PetRepositoryMemory.layer,
+  options?: HttpApp.Options
+): TestServer => {
+  const app = HttpApp.layer(SERVERS, options).pipe(
     Layer.provide([store, ApiKeysStatic.layer([Redacted.make(API_KEY)])]),
     Layer.provide(HttpServer.layerServices),
     Layer.provideMerge(Layer.succeed(References.MinimumLogLevel, "None"))
@@ -84,8 +87,8 @@ export const makeTestServer = (store: Layer.Layer<PetRepository> = PetRepository
 }
 
 /** A fresh server that is disposed when the current test finishes. */
-export const freshServer = (store?: Layer.Layer<PetRepository>): TestServer => {
-  const server = makeTestServer(store)
+export const freshServer = (store?: Layer.Layer<PetRepository>, options?: HttpApp.Options): TestServer => {
+  const server = makeTestServer(store, options)
   onTestFinished(() => server.dispose())
   return server
 }

@@ -7,6 +7,7 @@ import {
   HttpServerResponse
 } from "effect/http"
 import { Internal, MethodNotAllowed, NotFound, PayloadTooLarge, UnsupportedMediaType } from "../api/ApiErrors.ts"
+import { MatchedRoute } from "./RequestTelemetry.ts"
 import { pathOf, type RouteTable } from "./RouteTable.ts"
 
 /**
@@ -82,8 +83,8 @@ export const layer = (routes: RouteTable) =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
         const path = pathOf(request.url)
-        // One lookup for the common case; the scan over every method only for misses.
-        const ours = routes.match(request.method, path) !== undefined || routes.allowed(path).length > 0
+        // The scan over every method only for requests no route serves.
+        const ours = (yield* MatchedRoute) !== undefined || routes.allowed(path).length > 0
         if (!ours) {
           return yield* app.pipe(
             Effect.catchCause((cause) =>

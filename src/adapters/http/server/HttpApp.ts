@@ -1,12 +1,15 @@
 import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar, OpenApi } from "effect/http-api"
+import { StoreUnavailable } from "../../../domain/Errors.ts"
 import { PetRepository } from "../../../ports/PetRepository.ts"
 import { Api } from "../api/Api.ts"
 import * as AnimalsHandlers from "./AnimalsHandlers.ts"
 import * as AuthorizationLive from "./AuthorizationLive.ts"
 import * as ErrorResponses from "./ErrorResponses.ts"
 import * as JsonContentTypeLive from "./JsonContentTypeLive.ts"
+import * as MetricsRoute from "./MetricsRoute.ts"
+import * as RequestTelemetry from "./RequestTelemetry.ts"
 import * as RequestValidationLive from "./RequestValidationLive.ts"
 import * as RouteTable from "./RouteTable.ts"
 import { toHttpError } from "./HttpErrors.ts"
@@ -23,30 +26,49 @@ const DOCS_PATH = "/docs"
 
 const health = HttpRouter.add("GET", "/healthz", HttpServerResponse.jsonUnsafe({ status: "ok" }))
 
-// Readiness asks the store, so a load balancer stops routing here while the database is away.
+// Readiness asks the store, so a load balancer stops routing here while the database is
+// away, and says which check failed and why.
 const readiness = HttpRouter.use(Effect.fn(function*(router) {
   const pets = yield* PetRepository
   yield* router.add(
     "GET",
     "/readyz",
     pets.ready.pipe(
-      Effect.as(HttpServerResponse.jsonUnsafe({ status: "ready" })),
-      Effect.catchTag("StoreUnavailable", (error) => Effect.succeed(ErrorResponses.errorResponse(toHttpError(error))))
+      Effect.as(HttpServerResponse.jsonUnsafe({ status: "ready", checks: { store: "ok" } })),
+      Effect.catchTag("StoreUnavailable", (error) =>
+        Effect.succeed(ErrorResponses.errorResponse(toHttpError(
+          new StoreUnavailable({ message: `not ready: store: ${error.message}` })
+        ))))
     )
   )
 }))
 
+/** What to serve besides the API. */
+export interface Options {
+  /** Serve `GET /metrics` (Prometheus text format, no key). Default: true. */
+  readonly metrics?: boolean | undefined
+}
+
 /**
- * Every route of the service: the /v1 API, its OpenAPI document and docs, health and
- * readiness, with the JSON error and deprecation policies around them.
+ * Every route of the service: the /v1 API, its OpenAPI document and docs, health,
+ * readiness and metrics, with request ids, telemetry, and the JSON error and deprecation
+ * policies around them. Each request writes one log line: serve it with
+ * `HttpRouter.serve(..., { disableLogger: true })` to have only that one.
  */
-export const layer = (servers: Servers) => {
+export const layer = (servers: Servers, options?: Options) => {
+  const metrics = options?.metrics ?? true
   // The contract carries no deployment addresses; this instance documents its own.
   const api = Api.annotate(OpenApi.Servers, [
     { url: servers.production, description: "production" },
     { url: servers.staging, description: "staging" }
   ])
-  const routes = RouteTable.make(api, [["GET", OPENAPI_PATH], ["GET", DOCS_PATH], ["GET", "/healthz"], ["GET", "/readyz"]])
+  const routes = RouteTable.make(api, [
+    ["GET", OPENAPI_PATH],
+    ["GET", DOCS_PATH],
+    ["GET", "/healthz"],
+    ["GET", "/readyz"],
+    ...(metrics ? [["GET", MetricsRoute.METRICS_PATH] as const] : [])
+  ])
   return Layer.mergeAll(
     HttpApiBuilder.layer(api, { openapiPath: OPENAPI_PATH }).pipe(
       Layer.provide(AnimalsHandlers.layer.pipe(
@@ -56,7 +78,10 @@ export const layer = (servers: Servers) => {
     HttpApiScalar.layer(api, { path: DOCS_PATH }),
     health,
     readiness,
+    metrics ? MetricsRoute.layer : Layer.empty,
+    // Global middlewares wrap in the order given: telemetry outermost, so it sees every final answer.
+    RequestTelemetry.layer(routes),
     ErrorResponses.layer(routes),
-    SunsetHeaders.layer(routes)
+    SunsetHeaders.layer
   )
 }

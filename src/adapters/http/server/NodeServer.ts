@@ -32,6 +32,7 @@ import * as Http from "node:http"
 import type { Socket } from "node:net"
 import { ExpectationFailed, InvalidRequest, RequestHeaderFieldsTooLarge, ServiceUnavailable } from "../api/ApiErrors.ts"
 import * as ProtocolErrors from "./ProtocolErrors.ts"
+import { REQUEST_ID_HEADER, requestIdFor } from "./RequestId.ts"
 
 /** Longest a client may take to send its request headers. */
 export const HEADERS_TIMEOUT_MS = 10_000
@@ -159,7 +160,11 @@ export class ServiceServer extends Http.Server {
     // After bad bytes or a cut-off nothing more is taken or answered: the request goes
     // when the connection ends.
     if (connection !== undefined && (connection.failure !== undefined || connection.cut)) return
-    if (this.#answeredHere(pending)) return
+    if (this.#answeredHere(pending)) {
+      // Its answer may still be queued behind earlier ones: a later error must wait for it.
+      connection?.inProgress.add(pending)
+      return
+    }
     if (connection === undefined) return this.#dispatch(pending)
     connection.waiting.push(pending)
     if (connection.waiting.length > MAX_WAITING_PER_CONNECTION) {
@@ -190,7 +195,10 @@ export class ServiceServer extends Http.Server {
       // The application is not attached yet: the store is still starting. Liveness is
       // the process answering, as /healthz always says.
       if (isHealthCheck(request)) {
-        response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ status: "ok" }))
+        response.writeHead(200, {
+          "content-type": "application/json",
+          [REQUEST_ID_HEADER]: requestIdFor(request.headers[REQUEST_ID_HEADER])
+        }).end(JSON.stringify({ status: "ok" }))
       } else {
         ProtocolErrors.send(response, new ServiceUnavailable({ message: "the service is starting; retry" }), RETRY_AFTER)
       }

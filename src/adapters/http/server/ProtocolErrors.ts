@@ -9,6 +9,8 @@ import type * as Http from "node:http"
 import { STATUS_CODES } from "node:http"
 import type { Socket } from "node:net"
 import { InvalidRequest, PayloadTooLarge, RequestHeaderFieldsTooLarge, RequestTimeout } from "../api/ApiErrors.ts"
+import { recordRejection } from "./HttpMetrics.ts"
+import { REQUEST_ID_HEADER, requestIdFor } from "./RequestId.ts"
 
 /** The Error body, which every ApiErrors class carries. */
 export interface ErrorBody {
@@ -47,17 +49,22 @@ export const fromClientError = (
   }
 }
 
-/** Answers through a node:http response the application has not touched. */
+/**
+ * Answers through a node:http response the application has not touched, with the
+ * request's id as the application would give it, and counts the refusal.
+ */
 export const send = (
   response: Http.ServerResponse,
   error: ErrorBody,
   headers: Readonly<Record<string, string>> = {}
 ): void => {
   const body = bodyOf(error)
+  recordRejection(error.status)
   response.writeHead(error.status, {
     ...headers,
     "content-type": "application/json",
-    "content-length": String(Buffer.byteLength(body))
+    "content-length": String(Buffer.byteLength(body)),
+    [REQUEST_ID_HEADER]: requestIdFor(response.req.headers[REQUEST_ID_HEADER])
   })
   response.end(body)
 }
@@ -69,12 +76,15 @@ export const send = (
  */
 export const sendOnSocket = (socket: Socket, error: ErrorBody): void => {
   const body = bodyOf(error)
+  recordRejection(error.status)
   endSoon(
     socket,
     `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? "Error"}\r\n` +
       `Content-Type: application/json\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\n` +
       `Connection: close\r\n` +
+      // Nothing of the request can be trusted here, its id included: a fresh one.
+      `X-Request-Id: ${requestIdFor(undefined)}\r\n` +
       `Date: ${new Date().toUTCString()}\r\n\r\n${body}`
   )
 }

@@ -1,10 +1,18 @@
 import { FindMyWay } from "effect/http"
 import { HttpApi, type HttpApiGroup } from "effect/http-api"
 
+/** A route the service serves. */
+export interface Route {
+  /** The route pattern, e.g. `/v1/pets/:petId`. */
+  readonly pattern: string
+  /** The OpenAPI operationId for an API endpoint, else the pattern: a bounded label for metrics. */
+  readonly operation: string
+}
+
 /** Which route patterns exist for which methods: what the router knows but does not expose. */
 export interface RouteTable {
-  /** The route pattern (e.g. `/v1/pets/:petId`) that serves `method` at `path`, if any. */
-  readonly match: (method: string, path: string) => string | undefined
+  /** The route that serves `method` at `path`, if any. */
+  readonly match: (method: string, path: string) => Route | undefined
   /** Methods served at `path` (HEAD wherever GET is), for a 405's `Allow` header. */
   readonly allowed: (path: string) => ReadonlyArray<string>
 }
@@ -22,18 +30,18 @@ export const make = <Id extends string, Groups extends HttpApiGroup.Constraint>(
   api: HttpApi.HttpApi<Id, Groups>,
   extra: ReadonlyArray<readonly [method: string, path: `/${string}`]>
 ): RouteTable => {
-  const router = FindMyWay.make<string>()
-  const add = (method: string, path: string) => {
-    const pattern = path as `/${string}`
-    router.on(method, pattern, path)
+  const router = FindMyWay.make<Route>()
+  const add = (method: string, path: string, operation: string) => {
+    const route: Route = { pattern: path, operation }
+    router.on(method, path as `/${string}`, route)
     // The HTTP router answers HEAD for every GET route.
-    if (method === "GET") router.on("HEAD", pattern, path)
+    if (method === "GET") router.on("HEAD", path as `/${string}`, route)
   }
   HttpApi.reflect(api, {
     onGroup: () => {},
-    onEndpoint: ({ endpoint }) => add(endpoint.method, endpoint.path)
+    onEndpoint: ({ endpoint }) => add(endpoint.method, endpoint.path, endpoint.identifier)
   })
-  for (const [method, path] of extra) add(method, path)
+  for (const [method, path] of extra) add(method, path, path)
   return {
     match: (method, path) => router.find(method, path)?.handler,
     allowed: (path) => METHODS.filter((method) => router.find(method, path) !== undefined)
