@@ -1,5 +1,9 @@
 import { Schema, SchemaIssue } from "effect"
+import { OrderEvent } from "./orders/OrderEvent.ts"
+import { OrderId } from "./orders/OrderId.ts"
+import { OrderStatus } from "./orders/OrderStatus.ts"
 import { PetId } from "./PetId.ts"
+import { PetStatus } from "./PetStatus.ts"
 
 /** No pet has the requested id. */
 export class PetNotFound extends Schema.TaggedError<PetNotFound>()("PetNotFound", {
@@ -85,3 +89,41 @@ export class Gone extends Schema.TaggedError<Gone>()("Gone", {
 export class StoreUnavailable extends Schema.TaggedError<StoreUnavailable>()("StoreUnavailable", {
   message: Schema.String
 }) {}
+
+/** No order has the requested id. */
+export class OrderNotFound extends Schema.TaggedError<OrderNotFound>()("OrderNotFound", {
+  id: OrderId
+}) {
+  override get message(): string {
+    return `order ${this.id} not found`
+  }
+}
+
+// The verb of each event in a refusal: "cannot be approved".
+const PAST_TENSE: Record<OrderEvent, string> = {
+  place: "placed",
+  approve: "approved",
+  deliver: "delivered",
+  cancel: "cancelled"
+}
+
+/** The order's state does not allow the event (the transition table has no such row). */
+export class OrderConflict extends Schema.TaggedError<OrderConflict>()("OrderConflict", {
+  orderId: OrderId,
+  status: OrderStatus,
+  event: OrderEvent
+}) {
+  override get message(): string {
+    return `order ${this.orderId} is ${this.status}; it cannot be ${PAST_TENSE[this.event]}`
+  }
+}
+
+/** An order can be placed only for an available pet. */
+export class PetNotAvailable extends Schema.TaggedError<PetNotAvailable>()("PetNotAvailable", {
+  petId: PetId,
+  status: Schema.UndefinedOr(PetStatus)
+}) {
+  override get message(): string {
+    return `pet ${this.petId} is ${this.status ?? "without a status"}; only an available pet can be ordered`
+  }
+}

@@ -1,2 +1,3 @@
 export * from "./ApiKeys.ts"
 export * from "./PetRepository.ts"
+export * from "./OrderRepository.ts"

@@ -1,0 +1,15 @@
+import { Schema } from "effect"
+
+/** Where an order is in its life: open while `placed` or `approved`, final once `delivered` or `cancelled`. */
+export const OrderStatus = Schema.Literals(["placed", "approved", "delivered", "cancelled"]).annotate({
+  identifier: "OrderStatus",
+  message: `must be one of "placed", "approved", "delivered", "cancelled"`
+})
+/** A value of {@link OrderStatus}. */
+export type OrderStatus = typeof OrderStatus.Type
+
+/** The statuses of an open order: at most one per pet. */
+export const OPEN_ORDER_STATUSES: ReadonlyArray<OrderStatus> = ["placed", "approved"]
+
+/** Whether an order in `status` is still open. */
+export const isOpen = (status: OrderStatus): boolean => status === "placed" || status === "approved"

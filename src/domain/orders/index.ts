@@ -1,0 +1,6 @@
+export * from "./Order.ts"
+export * from "./OrderEvent.ts"
+export * from "./OrderId.ts"
+export * from "./OrderQuery.ts"
+export * from "./OrderStatus.ts"
+export * from "./OrderTransitions.ts"
