@@ -12,7 +12,6 @@ import {
   Effect,
   Exit,
   Layer,
-  Logger,
   type LogLevel,
   Predicate,
   Redacted,
@@ -26,6 +25,7 @@ import * as EmbeddedDatabase from "./adapters/embedded/EmbeddedDatabase.ts"
 import * as HttpApp from "./adapters/http/server/HttpApp.ts"
 import * as NodeServer from "./adapters/http/server/NodeServer.ts"
 import * as PetRepositoryMemory from "./adapters/memory/PetRepositoryMemory.ts"
+import * as JsonLogLines from "./adapters/observability/JsonLogLines.ts"
 import * as PetRepositoryMetrics from "./adapters/observability/PetRepositoryMetrics.ts"
 import * as Tracing from "./adapters/observability/Tracing.ts"
 import * as PetRepositorySql from "./adapters/postgres/PetRepositorySql.ts"
@@ -121,7 +121,7 @@ const main = Effect.gen(function*() {
       : causeChain(error) ?? Cause.pretty(cause)
     return Console.error(`Animal Store stopped: ${message}`)
   }),
-  Effect.provide(Logger.layer([Logger.consoleJson]))
+  Effect.provide(JsonLogLines.layer)
 )
 
 NodeRuntime.runMain(main, {
