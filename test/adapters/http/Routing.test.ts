@@ -119,3 +119,20 @@ describe("routing", () => {
     })
   })
 })
+
+describe("over-long path parameters", () => {
+  const longId = "1".repeat(5000)
+
+  it("are checked like any other: 401 without a key, then 400 naming the parameter", async () => {
+    const server = freshServer()
+    expectError(await server.call("GET", `/v1/pets/${longId}`), 401, "unauthorized")
+    expectError(await server.call("GET", `/v1/pets/${longId}`, { headers: AUTH }), 400, "invalid_request", "petId")
+  })
+
+  it("an unknown long path gets a 404 whose message does not echo it whole", async () => {
+    const server = freshServer()
+    const result = await server.call("GET", `/${"x".repeat(5000)}`)
+    const body = expectError(result, 404, "not_found")
+    expect(body.message.length).toBeLessThan(300)
+  })
+})

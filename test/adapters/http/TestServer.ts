@@ -8,6 +8,7 @@ import { HttpRouter, HttpServer } from "effect/http"
 import { expect, onTestFinished } from "vitest"
 import * as ApiKeysStatic from "../../../src/adapters/apikeys/ApiKeysStatic.ts"
 import * as HttpApp from "../../../src/adapters/http/server/HttpApp.ts"
+import { ROUTER_CONFIG } from "../../../src/adapters/http/server/RouteTable.ts"
 import * as PetRepositoryMemory from "../../../src/adapters/memory/PetRepositoryMemory.ts"
 import type { PetRepository } from "../../../src/ports/PetRepository.ts"
 
@@ -65,7 +66,7 @@ export const makeTestServer = (
     Layer.provide(HttpServer.layerServices),
     Layer.provideMerge(Layer.succeed(References.MinimumLogLevel, "None"))
   )
-  const { handler, dispose } = HttpRouter.toWebHandler(app, { disableLogger: true })
+  const { handler, dispose } = HttpRouter.toWebHandler(app, { disableLogger: true, routerConfig: ROUTER_CONFIG })
   const call = async (method: string, path: string, options: CallOptions = {}): Promise<CallResult> => {
     const body = typeof options.body === "string" ? encoder.encode(options.body) : options.body
     const request = new Request(`http://localhost${path}`, {

@@ -31,6 +31,10 @@ export const errorResponse = (
     { status: error.status, ...(headers === undefined ? {} : { headers }) }
   )
 
+// A path named in a message is cut short: an error body should not echo kilobytes back.
+const SHOWN_PATH_LENGTH = 200
+const shown = (path: string) => path.length <= SHOWN_PATH_LENGTH ? path : `${path.slice(0, SHOWN_PATH_LENGTH)}…`
+
 const isJsonResponse = (response: HttpServerResponse.HttpServerResponse) =>
   (response.headers["content-type"] ?? "").includes("json")
 
@@ -89,7 +93,7 @@ export const layer = (routes: RouteTable) =>
           return yield* app.pipe(
             Effect.catchCause((cause) =>
               isRouteNotFound(cause)
-                ? Effect.succeed(errorResponse(new NotFound({ message: `no route for ${request.method} ${path}` })))
+                ? Effect.succeed(errorResponse(new NotFound({ message: `no route for ${request.method} ${shown(path)}` })))
                 : Effect.failCause(cause)
             )
           )
@@ -105,7 +109,9 @@ export const layer = (routes: RouteTable) =>
               if (isRouteNotFound(cause)) {
                 const allowed = routes.allowed(path)
                 return errorResponse(
-                  new MethodNotAllowed({ message: `${request.method} is not allowed on ${path}; use ${allowed.join(", ")}` }),
+                  new MethodNotAllowed({
+                    message: `${request.method} is not allowed on ${shown(path)}; use ${allowed.join(", ")}`
+                  }),
                   { allow: allowed.join(", ") }
                 )
               }

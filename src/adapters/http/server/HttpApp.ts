@@ -15,6 +15,8 @@ import * as RouteTable from "./RouteTable.ts"
 import { toHttpError } from "./HttpErrors.ts"
 import * as SunsetHeaders from "./SunsetHeaders.ts"
 
+export { ROUTER_CONFIG } from "./RouteTable.ts"
+
 /** Public base addresses, each including `/v1`, listed as `servers` in the OpenAPI document. */
 export interface Servers {
   readonly production: string

@@ -17,6 +17,14 @@ export interface RouteTable {
   readonly allowed: (path: string) => ReadonlyArray<string>
 }
 
+/**
+ * How the service's router is configured: HttpRouter's default caps a path parameter at
+ * 100 characters and answers a longer one 404 before authentication and validation run;
+ * an id that long is a 400 like any other bad id. The request head is bounded elsewhere
+ * (16 KiB in NodeServer). Pass it to `HttpRouter.serve` / `toWebHandler` as `routerConfig`.
+ */
+export const ROUTER_CONFIG = { maxParamLength: 16 * 1024 } as const
+
 /** The path of a request URL as the router sees it: everything before `?` or `#`. */
 export const pathOf = (url: string): string => {
   const end = url.search(/[?#]/)
@@ -30,7 +38,7 @@ export const make = <Id extends string, Groups extends HttpApiGroup.Constraint>(
   api: HttpApi.HttpApi<Id, Groups>,
   extra: ReadonlyArray<readonly [method: string, path: `/${string}`]>
 ): RouteTable => {
-  const router = FindMyWay.make<Route>()
+  const router = FindMyWay.make<Route>(ROUTER_CONFIG)
   const add = (method: string, path: string, operation: string) => {
     const route: Route = { pattern: path, operation }
     router.on(method, path as `/${string}`, route)
