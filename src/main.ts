@@ -24,21 +24,26 @@ import * as ApiKeysStatic from "./adapters/apikeys/ApiKeysStatic.ts"
 import * as EmbeddedDatabase from "./adapters/embedded/EmbeddedDatabase.ts"
 import * as HttpApp from "./adapters/http/server/HttpApp.ts"
 import * as NodeServer from "./adapters/http/server/NodeServer.ts"
-import * as PetRepositoryMemory from "./adapters/memory/PetRepositoryMemory.ts"
+import { ROUTER_CONFIG } from "./adapters/http/server/RouteTable.ts"
+import * as StoreMemory from "./adapters/memory/StoreMemory.ts"
 import * as JsonLogLines from "./adapters/observability/JsonLogLines.ts"
-import * as PetRepositoryMetrics from "./adapters/observability/PetRepositoryMetrics.ts"
+import * as StoreMetrics from "./adapters/observability/StoreMetrics.ts"
 import * as Tracing from "./adapters/observability/Tracing.ts"
+import * as OrderRepositorySql from "./adapters/postgres/OrderRepositorySql.ts"
 import * as PetRepositorySql from "./adapters/postgres/PetRepositorySql.ts"
 import { AppConfig } from "./AppConfig.ts"
 import { InvalidInput } from "./domain/Errors.ts"
 
-const petRepository = (config: AppConfig) => PetRepositoryMetrics.layer.pipe(Layer.provide(petStore(config)))
+// Both ports, measured, over one store: an order and its pet change together.
+const repositories = (config: AppConfig) =>
+  Layer.mergeAll(StoreMetrics.petRepository, StoreMetrics.orderRepository).pipe(Layer.provide(store(config)))
 
-const petStore = (config: AppConfig) => {
-  const sql = PetRepositorySql.layer({ timeout: config.databaseStatementTimeout })
+const store = (config: AppConfig) => {
+  const options = { timeout: config.databaseStatementTimeout }
+  const sql = Layer.mergeAll(PetRepositorySql.layer(options), OrderRepositorySql.layer(options))
   switch (config.store) {
     case "memory":
-      return PetRepositoryMemory.layer
+      return StoreMemory.layer
     case "embedded":
       return sql.pipe(Layer.provide(EmbeddedDatabase.layer({ dataDir: config.dataDir })))
     case "postgres":
@@ -102,9 +107,9 @@ const main = Effect.gen(function*() {
     { production: config.publicBaseUrl, staging: config.stagingBaseUrl },
     { metrics: config.metrics === "on" }
   )
-  const server = HttpRouter.serve(app, { disableLogger: true })
+  const server = HttpRouter.serve(app, { disableLogger: true, routerConfig: ROUTER_CONFIG })
     .pipe(
-      Layer.provide([petRepository(config), apiKeys(config)]),
+      Layer.provide([repositories(config), apiKeys(config)]),
       Layer.provide(Tracing.layer),
       Layer.provide(NodeServer.layer({ port: config.port, host: config.host, shutdownTimeout: Duration.seconds(10) }))
     )

@@ -3,6 +3,7 @@ import type { NewPet } from "../domain/NewPet.ts"
 import type { PetNotFound, StoreUnavailable } from "../domain/Errors.ts"
 import type { Pet } from "../domain/Pet.ts"
 import type { PetId } from "../domain/PetId.ts"
+import type { PetInventory } from "../domain/PetInventory.ts"
 import type { PetQuery } from "../domain/PetQuery.ts"
 
 /**
@@ -17,6 +18,8 @@ export class PetRepository extends Context.Service<PetRepository, {
   readonly get: (id: PetId) => Effect.Effect<Pet, PetNotFound | StoreUnavailable>
   /** Up to `limit` pets with id greater than `after`, optionally with `status`, ascending by id. */
   readonly list: (query: PetQuery) => Effect.Effect<ReadonlyArray<Pet>, StoreUnavailable>
+  /** How many pets are in each status, and without one, at one instant. */
+  readonly inventory: Effect.Effect<PetInventory, StoreUnavailable>
   /** Succeeds when the store can serve requests right now. */
   readonly ready: Effect.Effect<void, StoreUnavailable>
 }>()("animal-store/ports/PetRepository") {}

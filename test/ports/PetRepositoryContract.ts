@@ -175,6 +175,24 @@ export const petRepositoryContract = (
       { timeout, arbitrary }
     )
 
+    it.effect.prop("inventory counts the pets created in each status and without one", [Batch], ([batch]) =>
+      Effect.gen(function*() {
+        const repo = yield* PetRepository
+        const before = yield* repo.inventory
+        yield* createAll(batch)
+        const after = yield* repo.inventory
+        const created = (status: PetStatus | undefined) => batch.filter((pet) => pet.status === status).length
+        assert.deepStrictEqual(
+          {
+            available: after.available - before.available,
+            pending: after.pending - before.pending,
+            sold: after.sold - before.sold,
+            none: after.none - before.none
+          },
+          { available: created("available"), pending: created("pending"), sold: created("sold"), none: created(undefined) }
+        )
+      }), { timeout, arbitrary })
+
     it.effect("500 concurrent creates get 500 distinct ids, all readable", () =>
       Effect.gen(function*() {
         const repo = yield* PetRepository

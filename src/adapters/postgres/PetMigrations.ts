@@ -5,9 +5,9 @@ import { Migrator, SqlClient } from "effect/sql"
 export const MIGRATIONS_TABLE = "animal_store_migrations"
 
 /**
- * The schema, versioned. Never edit a migration that has shipped: add the next one.
- * The CHECK constraints mirror the domain's rules so that no other writer can store
- * a pet the service would refuse.
+ * The schema of the whole store (pets, then orders), versioned. Never edit a migration
+ * that has shipped: add the next one. The CHECK constraints mirror the domain's rules so
+ * that no other writer can store a pet or an order the service would refuse.
  */
 export const loader = Migrator.fromRecord({
   "0001_create_pets": Effect.gen(function*() {
@@ -39,6 +39,27 @@ export const loader = Migrator.fromRecord({
         ADD CONSTRAINT pets_name_not_blank
           CHECK (name ~ '[^\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]')
     `
+  }),
+  // Orders, beside the pets they are for. The partial unique index is the database's
+  // own guard for the rule the adapter keeps through the pet's status: at most one open
+  // order per pet, whatever writes to the table.
+  "0003_create_orders": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`
+      CREATE TABLE orders (
+        id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        pet_id bigint NOT NULL CONSTRAINT orders_pet_id_fkey REFERENCES pets (id),
+        quantity integer NOT NULL CONSTRAINT orders_quantity_one CHECK (quantity = 1),
+        status text NOT NULL
+          CONSTRAINT orders_status_enum CHECK (status IN ('placed', 'approved', 'delivered', 'cancelled')),
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now()
+      )
+    `
+    yield* sql`CREATE UNIQUE INDEX orders_one_open_per_pet ON orders (pet_id) WHERE status IN ('placed', 'approved')`
+    // Keyset pages by status walk (status, id), by pet (pet_id, id); the latter also serves the foreign key.
+    yield* sql`CREATE INDEX orders_status_id ON orders (status, id)`
+    yield* sql`CREATE INDEX orders_pet_id_id ON orders (pet_id, id)`
   })
 })
 

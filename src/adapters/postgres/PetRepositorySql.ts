@@ -1,15 +1,17 @@
-import { Duration, Effect, Fiber, Layer, Schema } from "effect"
+import { Duration, Effect, Layer, Schema } from "effect"
 import { type Migrator, SqlClient, type SqlError, SqlSchema } from "effect/sql"
 import { CategoryId } from "../../domain/CategoryId.ts"
-import { PetNotFound, StoreUnavailable } from "../../domain/Errors.ts"
+import { PetNotFound } from "../../domain/Errors.ts"
 import type { NewPet } from "../../domain/NewPet.ts"
 import { Pet } from "../../domain/Pet.ts"
 import { PetId } from "../../domain/PetId.ts"
+import type { PetInventory } from "../../domain/PetInventory.ts"
 import { PetName } from "../../domain/PetName.ts"
 import type { PetQuery } from "../../domain/PetQuery.ts"
 import { PetStatus } from "../../domain/PetStatus.ts"
 import { PetRepository } from "../../ports/PetRepository.ts"
 import * as PetMigrations from "./PetMigrations.ts"
+import { unavailableOrDie } from "./UnavailableOrDie.ts"
 
 /** Tuning for the SQL-backed repository. */
 export interface Options {
@@ -25,39 +27,20 @@ const PetRow = Schema.Struct({
   status: Schema.NullOr(PetStatus)
 })
 
+const InventoryRow = Schema.Struct({ status: Schema.NullOr(PetStatus), count: Schema.BigInt })
+
+const toInventory = (rows: ReadonlyArray<typeof InventoryRow.Type>): PetInventory => {
+  const inventory = { available: 0, pending: 0, sold: 0, none: 0 }
+  for (const row of rows) inventory[row.status ?? "none"] = Number(row.count)
+  return inventory
+}
+
 const toPet = (row: typeof PetRow.Type): Pet =>
   new Pet(
     row.status === null
       ? { id: row.id, name: row.name, categoryId: row.category_id }
       : { id: row.id, name: row.name, categoryId: row.category_id, status: row.status },
     { disableChecks: true }
-  )
-
-// Connection loss, timeouts and conflicts a retry can fix are the caller's "try again";
-// anything else (a constraint the domain should have caught, bad SQL) is a bug and dies.
-// The call runs in its own fiber so the deadline holds: timing out a plain effect waits
-// for its interruption, and sql-pg's clean-up of a silent connection takes seconds.
-const unavailableOrDie = (timeout: Duration.Duration) =>
-<A, R>(effect: Effect.Effect<A, SqlError.SqlError | Schema.SchemaError, R>) =>
-  Effect.gen(function*() {
-    const call = yield* Effect.forkDetach(effect)
-    return yield* Fiber.join(call).pipe(
-      Effect.timeoutOrElse({
-        duration: timeout,
-        orElse: () =>
-          Effect.fail(
-            new StoreUnavailable({ message: `the database did not answer within ${Duration.format(timeout)}` })
-          )
-      }),
-      // Abandoned (timed out, or the client went away): stop the call without waiting for it.
-      Effect.ensuring(Effect.sync(() => call.interruptUnsafe()))
-    )
-  }).pipe(
-    Effect.catchTag("SqlError", (error) =>
-      error.reason._tag === "ConnectionError" || error.reason._tag === "AuthenticationError" || error.isRetryable
-        ? Effect.fail(new StoreUnavailable({ message: `the database is unavailable: ${error.reason._tag}` }))
-        : Effect.die(error)),
-    Effect.catchTag("SchemaError", Effect.die)
   )
 
 /**
@@ -107,6 +90,13 @@ export const make = (options: Options) =>
       execute: (page) => pageStatement(sql, page)
     })
 
+    // One statement, so the counts are of one snapshot.
+    const counts = SqlSchema.findAll({
+      Request: Schema.Void,
+      Result: InventoryRow,
+      execute: () => sql`SELECT status, count(*) AS count FROM pets GROUP BY status`
+    })
+
     const create = Effect.fn("PetRepository.create")((pet: NewPet) =>
       insert({ name: pet.name, categoryId: pet.categoryId, status: pet.status ?? null }).pipe(
         Effect.catchTag("NoSuchElementError", Effect.die),
@@ -129,9 +119,11 @@ export const make = (options: Options) =>
       )
     )
 
+    const inventory = counts(undefined).pipe(Effect.map(toInventory), guard, Effect.withSpan("PetRepository.inventory"))
+
     const ready = guard(Effect.asVoid(sql`SELECT 1`)).pipe(Effect.withSpan("PetRepository.ready"))
 
-    return PetRepository.of({ create, get, list, ready })
+    return PetRepository.of({ create, get, list, inventory, ready })
   })
 
 /** A PetRepository on the SqlClient in context (PostgreSQL server or embedded PGlite). */

@@ -1,3 +1,7 @@
-/** The SQL PetRepository for PostgreSQL (and PGlite), with its migrations. */
+/**
+ * The SQL store for PostgreSQL (and PGlite): PetRepositorySql and OrderRepositorySql over
+ * one schema, with its migrations. Provide both from one SqlClient.
+ */
+export * as OrderRepositorySql from "./OrderRepositorySql.ts"
 export * as PetMigrations from "./PetMigrations.ts"
 export * as PetRepositorySql from "./PetRepositorySql.ts"

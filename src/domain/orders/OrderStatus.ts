@@ -13,3 +13,6 @@ export const OPEN_ORDER_STATUSES: ReadonlyArray<OrderStatus> = ["placed", "appro
 
 /** Whether an order in `status` is still open. */
 export const isOpen = (status: OrderStatus): boolean => status === "placed" || status === "approved"
+
+/** The classic petstore's `complete` flag: set exactly when the order is delivered. */
+export const isComplete = (status: OrderStatus): boolean => status === "delivered"

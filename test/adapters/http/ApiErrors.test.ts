@@ -10,6 +10,8 @@ describe("ApiErrors", () => {
     new ApiErrors.MethodNotAllowed({ message: "m" }),
     new ApiErrors.RequestTimeout({ message: "m" }),
     new ApiErrors.Gone({ message: "m" }),
+    new ApiErrors.PetNotAvailableConflict({ message: "m" }),
+    new ApiErrors.InvalidTransition({ message: "m" }),
     new ApiErrors.PayloadTooLarge({ message: "m" }),
     new ApiErrors.UnsupportedMediaType({ message: "m" }),
     new ApiErrors.ExpectationFailed({ message: "m" }),
@@ -18,9 +20,17 @@ describe("ApiErrors", () => {
     new ApiErrors.ServiceUnavailable({ message: "m" })
   ]
 
-  it("ERROR_CODES lists exactly the codes the error classes carry, each with its own status", () => {
+  it("ERROR_CODES lists exactly the codes the error classes carry, each with the status of ERROR_STATUS", () => {
     expect(errors.map((error) => error.code).sort()).toEqual([...ApiErrors.ERROR_CODES].sort())
-    expect(new Set(errors.map((error) => error.status)).size).toBe(errors.length)
+    for (const error of errors) expect(error.status).toBe(ApiErrors.ERROR_STATUS[error.code])
+  })
+
+  it("a status maps back to its code only where one code has it", () => {
+    expect(ApiErrors.codeOfStatus(401)).toBe("unauthorized")
+    expect(ApiErrors.codeOfStatus(503)).toBe("service_unavailable")
+    // 409 is pet_not_available or invalid_transition: the body says which.
+    expect(ApiErrors.codeOfStatus(409)).toBeUndefined()
+    expect(ApiErrors.codeOfStatus(418)).toBeUndefined()
   })
 
   it("the README's error table documents exactly these codes, each with its status", () => {

@@ -26,8 +26,12 @@ import { ERROR_CODES, ERROR_STATUS, type ErrorCode } from "../../../src/adapters
 import { LosslessJsonBody } from "../../../src/adapters/http/api/JsonInt64.ts"
 import { PetJson, PetsJson } from "../../../src/adapters/http/api/PetsApi.ts"
 import { SUNSET } from "../../../src/adapters/http/api/Sunset.ts"
+import * as OrderRepositoryMemory from "../../../src/adapters/memory/OrderRepositoryMemory.ts"
+import { OrderTable } from "../../../src/adapters/memory/OrderTable.ts"
 import * as PetRepositoryMemory from "../../../src/adapters/memory/PetRepositoryMemory.ts"
+import { PetTable } from "../../../src/adapters/memory/PetTable.ts"
 import type { NewPet } from "../../../src/domain/NewPet.ts"
+import { OrderRepository } from "../../../src/ports/OrderRepository.ts"
 import { PetRepository } from "../../../src/ports/PetRepository.ts"
 import {
   bodyBytes,
@@ -54,24 +58,34 @@ const SEED = (() => {
 // so that a case's outcome depends on nothing but the case (shrinking and replay need that).
 
 type Store = typeof PetRepository.Service
+type Orders = typeof OrderRepository.Service
 type Method = (...args: ReadonlyArray<unknown>) => unknown
 
-const freshStore = (): Store => Effect.runSync(PetRepositoryMemory.make)
+// The pets and the orders of one memory store, over shared tables as StoreMemory builds them.
+let orders: Orders
+const freshStore = (): Store => {
+  const pets = new PetTable()
+  orders = OrderRepositoryMemory.fromTables(pets, new OrderTable())
+  return PetRepositoryMemory.fromTable(pets)
+}
 let store = freshStore()
 
-// Every member of the port, bound late to the current store: methods when called, Effect
+// Every member of a port, bound late to the current store: methods when called, Effect
 // values when run (the app may keep those from its start). Built from the members a store
 // has, so that the port can grow without this file changing.
-const swappableStore = Layer.succeed(
-  PetRepository,
+const lateBound = <S extends object>(current: () => S): S =>
   Object.fromEntries(
-    Object.entries(store).map(([key, member]) => [
+    Object.entries(current()).map(([key, member]) => [
       key,
       Effect.isEffect(member)
-        ? Effect.suspend(() => store[key as keyof Store] as Effect.Effect<unknown, unknown>)
-        : (...args: ReadonlyArray<unknown>) => (store[key as keyof Store] as Method)(...args)
+        ? Effect.suspend(() => current()[key as keyof S] as Effect.Effect<unknown, unknown>)
+        : (...args: ReadonlyArray<unknown>) => (current()[key as keyof S] as Method)(...args)
     ])
-  ) as Store
+  ) as S
+
+const swappableStore = Layer.mergeAll(
+  Layer.succeed(PetRepository, lateBound(() => store)),
+  Layer.succeed(OrderRepository, lateBound(() => orders))
 )
 
 const server = makeTestServer(swappableStore)
@@ -133,11 +147,17 @@ const operationOf = (method: string, target: string) => {
   const read = method === "GET" || method === "HEAD"
   if (path === "/v1/pets") return method === "POST" ? "createPet" : read ? "listPets" : undefined
   if (/^\/v1\/pets\/[^/]+$/.test(path)) return read ? "getPet" : undefined
-  const others: Partial<Record<string, "health" | "ready" | "openapi" | "docs">> = {
+  // The store area: its bodies are checked by its own tests; here, that it answers documented operations.
+  if (path === "/v1/store/orders") return method === "POST" ? "store" : read ? "store" : undefined
+  if (/^\/v1\/store\/orders\/[^/]+$/.test(path)) return read ? "store" : undefined
+  if (/^\/v1\/store\/orders\/[^/]+\/(?:approve|deliver|cancel)$/.test(path)) return method === "POST" ? "store" : undefined
+  const others: Partial<Record<string, "health" | "ready" | "openapi" | "docs" | "metrics" | "store">> = {
     "/healthz": "health",
     "/readyz": "ready",
     "/v1/openapi.json": "openapi",
-    "/docs": "docs"
+    "/docs": "docs",
+    "/metrics": "metrics",
+    "/v1/store/inventory": "store"
   }
   return read ? others[path] : undefined
 }
@@ -238,7 +258,7 @@ const problemsOf = (
   let body: ReadonlyArray<StoredPet> | undefined
   if (success) {
     const operation = operationOf(method, request.target)
-    const expectedStatus = operation === "createPet" ? 201 : 200
+    const expectedStatus = operation === "createPet" ? 201 : operation === "store" && status === 201 ? 201 : 200
     if (operation === undefined) problems.push(`a ${status} from no documented operation`)
     else if (status !== expectedStatus) problems.push(`${operation} answered ${status}, not ${expectedStatus}`)
     if (head) {
@@ -279,11 +299,14 @@ const problemsOf = (
             break
           case "docs":
             if (!(response.headers.get("content-type") ?? "").startsWith("text/html")) problems.push("docs are not HTML")
+            break
+          case "metrics":
+            if (!(response.headers.get("content-type") ?? "").startsWith("text/plain")) problems.push("metrics are not text")
         }
       } catch (error) {
         problems.push(`the ${operation} body does not validate: ${messageOf(error)}`)
       }
-      if (operation !== "docs" && operation !== undefined && !isJson(response)) {
+      if (operation !== "docs" && operation !== "metrics" && operation !== undefined && !isJson(response)) {
         problems.push(`content-type is ${response.headers.get("content-type")}`)
       }
     }

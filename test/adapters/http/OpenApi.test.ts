@@ -89,10 +89,68 @@ describe("OpenAPI document (GET /v1/openapi.json)", () => {
     for (const server of servers) expect(server["url"]).toMatch(/\/v1$/)
   })
 
-  it("has exactly the paths /pets and /pets/{petId}, relative to the /v1 base", () => {
-    expect(Object.keys(doc["paths"]).sort()).toEqual(["/pets", "/pets/{petId}"])
+  it("has exactly the paths of the animals and the store areas, relative to the /v1 base", () => {
+    expect(Object.keys(doc["paths"]).sort()).toEqual([
+      "/pets",
+      "/pets/{petId}",
+      "/store/inventory",
+      "/store/orders",
+      "/store/orders/{orderId}",
+      "/store/orders/{orderId}/approve",
+      "/store/orders/{orderId}/cancel",
+      "/store/orders/{orderId}/deliver"
+    ])
     expect(Object.keys(doc["paths"]["/pets"]).filter((k) => k !== "parameters").sort()).toEqual(["get", "post"])
     expect(Object.keys(doc["paths"]["/pets/{petId}"]).filter((k) => k !== "parameters")).toEqual(["get"])
+  })
+
+  describe("the store area", () => {
+    const STORE_OPERATIONS = [
+      ["/store/orders", "get", "listOrders", "Orders"],
+      ["/store/orders", "post", "placeOrder", "Order"],
+      ["/store/orders/{orderId}", "get", "getOrder", "Order"],
+      ["/store/orders/{orderId}/approve", "post", "approveOrder", "Order"],
+      ["/store/orders/{orderId}/deliver", "post", "deliverOrder", "Order"],
+      ["/store/orders/{orderId}/cancel", "post", "cancelOrder", "Order"],
+      ["/store/inventory", "get", "getInventory", undefined]
+    ] as const
+
+    it.each(STORE_OPERATIONS)("%s %s is %s, tagged store, bearer-protected, with its success schema", (path, method, id, schema) => {
+      const op = operation(path, method)
+      expect(op["operationId"]).toBe(id)
+      expect(op["tags"]).toEqual(["store"])
+      expect(op["security"]).toEqual([{ bearerAuth: [] }])
+      const success = op["responses"][method === "post" && id === "placeOrder" ? "201" : "200"] as Json
+      if (schema !== undefined) expect(jsonSchemaOf(success)).toEqual({ $ref: `#/components/schemas/${schema}` })
+      expect(op["responses"]["401"]).toBeDefined()
+    })
+
+    it("documents the order, its status, the new-order body and the inventory", () => {
+      const order = resolve({ $ref: "#/components/schemas/Order" })
+      expect(Object.keys(order["properties"]).sort()).toEqual(
+        ["complete", "createdAt", "id", "petId", "quantity", "status", "updatedAt"]
+      )
+      expect(resolve({ $ref: "#/components/schemas/OrderStatus" })["enum"]).toEqual(["placed", "approved", "delivered", "cancelled"])
+      expect(operation("/store/orders", "post")["requestBody"]["content"]["application/json"]["schema"])
+        .toEqual({ $ref: "#/components/schemas/NewOrder" })
+      expect(Object.keys(resolve({ $ref: "#/components/schemas/NewOrder" })["properties"]).sort()).toEqual(["petId", "quantity"])
+      const inventory = resolve(jsonSchemaOf(operation("/store/inventory", "get")["responses"]["200"]))
+      expect(Object.keys(inventory["properties"]).sort()).toEqual(["available", "none", "pending", "sold"])
+    })
+
+    it("documents the 409s of placing and moving orders", () => {
+      expect(operation("/store/orders", "post")["responses"]["409"]).toBeDefined()
+      expect(operation("/store/orders/{orderId}/cancel", "post")["responses"]["409"]).toBeDefined()
+      expect(operation("/store/orders/{orderId}", "get")["responses"]["404"]).toBeDefined()
+    })
+
+    it("types the order parameters: int64 ids, the order status enum", () => {
+      const list = operation("/store/orders", "get")["parameters"] as Array<Json>
+      expect(list.find((p) => p["name"] === "status")!["schema"]).toEqual({ $ref: "#/components/schemas/OrderStatus" })
+      expect(list.find((p) => p["name"] === "petId")!["schema"]).toEqual({ type: "integer", format: "int64" })
+      const get = operation("/store/orders/{orderId}", "get")["parameters"] as Array<Json>
+      expect(get.find((p) => p["name"] === "orderId")!["schema"]).toEqual({ type: "integer", format: "int64" })
+    })
   })
 
   it.each(OPERATIONS)("%s %s has operationId %s and the tag animals", (path, method, operationId) => {

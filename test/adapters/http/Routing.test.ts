@@ -51,7 +51,7 @@ describe("routing", () => {
   })
 
   describe("404 not_found for unknown routes", () => {
-    it.each(["/", "/nope", "/v1", "/v1/nope", "/v2/pets", "/v1/pets/1/owner", "/v1/petsx", "/store/orders", "/v1/store/orders"])(
+    it.each(["/", "/nope", "/v1", "/v1/nope", "/v2/pets", "/v1/pets/1/owner", "/v1/petsx", "/store/orders", "/v1/store", "/v1/store/orderz"])(
       "GET %s",
       async (path) => {
         const server = freshServer()

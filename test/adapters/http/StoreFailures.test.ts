@@ -5,6 +5,7 @@
 import { Effect, Layer } from "effect"
 import { describe, expect, it } from "vitest"
 import { StoreUnavailable } from "../../../src/domain/Errors.ts"
+import { OrderRepository } from "../../../src/ports/OrderRepository.ts"
 import { PetRepository } from "../../../src/ports/PetRepository.ts"
 import { AUTH, expectError, expectNoInternals, freshServer, JSON_AUTH, type TestServer } from "./TestServer.ts"
 
@@ -15,25 +16,34 @@ const defect = () => {
   return Effect.die(error)
 }
 
-const dying = Layer.succeed(PetRepository)(PetRepository.of({
-  create: () => defect(),
-  get: () => defect(),
-  list: () => defect(),
-  ready: defect()
-}))
+// Both ports, every member failing the same way.
+const failing = (fail: () => Effect.Effect<never, StoreUnavailable>) =>
+  Layer.mergeAll(
+    Layer.succeed(PetRepository)(PetRepository.of({
+      create: fail,
+      get: fail,
+      list: fail,
+      inventory: Effect.suspend(fail),
+      ready: Effect.suspend(fail)
+    })),
+    Layer.succeed(OrderRepository)(OrderRepository.of({ place: fail, get: fail, list: fail, transition: fail }))
+  )
 
-const unavailable = (message: string) =>
-  Layer.succeed(PetRepository)(PetRepository.of({
-    create: () => Effect.fail(new StoreUnavailable({ message })),
-    get: () => Effect.fail(new StoreUnavailable({ message })),
-    list: () => Effect.fail(new StoreUnavailable({ message })),
-    ready: Effect.fail(new StoreUnavailable({ message }))
-  }))
+const dying = failing(defect)
+
+const unavailable = (message: string) => failing(() => Effect.fail(new StoreUnavailable({ message })))
 
 const everyOperation = (server: TestServer) => [
   server.call("GET", "/v1/pets", { headers: AUTH }),
   server.call("POST", "/v1/pets", { body: `{"name":"Rex","categoryId":1}`, headers: JSON_AUTH }),
-  server.call("GET", "/v1/pets/1", { headers: AUTH })
+  server.call("GET", "/v1/pets/1", { headers: AUTH }),
+  server.call("GET", "/v1/store/orders", { headers: AUTH }),
+  server.call("POST", "/v1/store/orders", { body: `{"petId":1}`, headers: JSON_AUTH }),
+  server.call("GET", "/v1/store/orders/1", { headers: AUTH }),
+  server.call("POST", "/v1/store/orders/1/approve", { headers: AUTH }),
+  server.call("POST", "/v1/store/orders/1/deliver", { headers: AUTH }),
+  server.call("POST", "/v1/store/orders/1/cancel", { headers: AUTH }),
+  server.call("GET", "/v1/store/inventory", { headers: AUTH })
 ]
 
 describe("store failures", () => {

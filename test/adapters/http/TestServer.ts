@@ -1,6 +1,6 @@
 /**
  * In-process harness for the HTTP adapter: the real router, middleware and handlers
- * (HttpApp.layer) over the in-memory store, driven through the Fetch `Request` /
+ * (HttpApp.layer) over the in-memory store (pets and orders), driven through the Fetch `Request` /
  * `Response` pair, so tests see the exact status, headers and bytes a client would.
  */
 import { type Context, Layer, Redacted, References } from "effect"
@@ -9,7 +9,8 @@ import { expect, onTestFinished } from "vitest"
 import * as ApiKeysStatic from "../../../src/adapters/apikeys/ApiKeysStatic.ts"
 import * as HttpApp from "../../../src/adapters/http/server/HttpApp.ts"
 import { ROUTER_CONFIG } from "../../../src/adapters/http/server/RouteTable.ts"
-import * as PetRepositoryMemory from "../../../src/adapters/memory/PetRepositoryMemory.ts"
+import * as StoreMemory from "../../../src/adapters/memory/StoreMemory.ts"
+import type { OrderRepository } from "../../../src/ports/OrderRepository.ts"
 import type { PetRepository } from "../../../src/ports/PetRepository.ts"
 
 /** The only API key the test servers accept. */
@@ -58,7 +59,7 @@ const encoder = new TextEncoder()
  * Logging is off, so the defects some tests provoke do not clutter the output.
  */
 export const makeTestServer = (
-  store: Layer.Layer<PetRepository> = PetRepositoryMemory.layer,
+  store: Layer.Layer<PetRepository | OrderRepository> = StoreMemory.layer,
   options?: HttpApp.Options
 ): TestServer => {
   const app = HttpApp.layer(SERVERS, options).pipe(
@@ -88,7 +89,10 @@ export const makeTestServer = (
 }
 
 /** A fresh server that is disposed when the current test finishes. */
-export const freshServer = (store?: Layer.Layer<PetRepository>, options?: HttpApp.Options): TestServer => {
+export const freshServer = (
+  store?: Layer.Layer<PetRepository | OrderRepository>,
+  options?: HttpApp.Options
+): TestServer => {
   const server = makeTestServer(store, options)
   onTestFinished(() => server.dispose())
   return server

@@ -1,8 +1,9 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
+import { type Statement, SqlClient } from "effect/sql"
+import * as OrderRepositorySql from "../../../src/adapters/postgres/OrderRepositorySql.ts"
 import * as PetMigrations from "../../../src/adapters/postgres/PetMigrations.ts"
-import { pageStatement } from "../../../src/adapters/postgres/PetRepositorySql.ts"
+import * as PetRepositorySql from "../../../src/adapters/postgres/PetRepositorySql.ts"
 import { layerFreshDatabase, postgresAvailable } from "./TestDatabase.ts"
 
 interface PlanNode {
@@ -17,20 +18,30 @@ const nodes = (node: PlanNode): Array<PlanNode> => [node, ...(node.Plans ?? []).
 
 const ROWS = 50_000
 
+// Runs the adapter's own page statement under EXPLAIN ANALYZE and checks it is a keyset
+// scan: no sequential scan, an index condition that starts at the cursor, and about one
+// page of rows read, not the rows before it.
+const assertKeysetPage = (statement: Statement.Statement<unknown>, context: string) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const [text, params] = statement.compile()
+    const rows = yield* sql.unsafe<{ "QUERY PLAN": ReadonlyArray<{ Plan: PlanNode }> }>(
+      `EXPLAIN (ANALYZE, FORMAT JSON) ${text}`,
+      params
+    )
+    const plan = nodes(rows[0]!["QUERY PLAN"][0]!.Plan)
+    const detail = `${context}: ${JSON.stringify(plan)}`
+    assert.isFalse(plan.some((node) => node["Node Type"].includes("Seq Scan")), detail)
+    const scan = plan.find((node) => node["Node Type"].startsWith("Index"))
+    assert.isDefined(scan, detail)
+    assert.match(scan!["Index Cond"] ?? "", /id > /, detail)
+    assert.strictEqual(scan!["Actual Rows"], 21, detail)
+    assert.isBelow(scan!["Rows Removed by Filter"] ?? 0, 100, detail)
+  })
+
 describe.skipIf(!postgresAvailable)("keyset pages on PostgreSQL", () => {
   layer(layerFreshDatabase(), { timeout: 120_000 })((it) => {
-    const explain = (page: { readonly after: bigint; readonly limit: number; readonly status: string | null }) =>
-      Effect.gen(function*() {
-        const sql = yield* SqlClient.SqlClient
-        const [text, params] = pageStatement(sql, page).compile()
-        const rows = yield* sql.unsafe<{ "QUERY PLAN": ReadonlyArray<{ Plan: PlanNode }> }>(
-          `EXPLAIN (ANALYZE, FORMAT JSON) ${text}`,
-          params
-        )
-        return nodes(rows[0]!["QUERY PLAN"][0]!.Plan)
-      })
-
-    it.effect("a deep page reads only its own rows, through an index", () =>
+    it.effect("a deep page of pets reads only its own rows, through an index", () =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
         yield* PetMigrations.run
@@ -42,16 +53,43 @@ describe.skipIf(!postgresAvailable)("keyset pages on PostgreSQL", () => {
 
         // A common status, a rare one (1 in 100) and no filter, each 40,000 rows deep.
         for (const status of [null, "pending", "sold"]) {
-          const plan = yield* explain({ after: BigInt(ROWS - 10_000), limit: 21, status })
-          const context = `${status}: ${JSON.stringify(plan)}`
-          assert.isFalse(plan.some((node) => node["Node Type"].includes("Seq Scan")), context)
-          const scan = plan.find((node) => node["Node Type"].startsWith("Index"))
-          assert.isDefined(scan, context)
-          // Keyset: the index scan starts at the cursor...
-          assert.match(scan!["Index Cond"] ?? "", /id > /, context)
-          // ...so it reads about one page, not the 40,000 rows before it.
-          assert.strictEqual(scan!["Actual Rows"], 21, context)
-          assert.isBelow(scan!["Rows Removed by Filter"] ?? 0, 100, context)
+          yield* assertKeysetPage(
+            PetRepositorySql.pageStatement(sql, { after: BigInt(ROWS - 10_000), limit: 21, status }),
+            `pets, status ${status}`
+          )
+        }
+      }))
+  })
+
+  layer(layerFreshDatabase(), { timeout: 120_000 })((it) => {
+    it.effect("a deep page of orders, by status, by pet or by both, reads only its own rows, through an index", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        yield* PetMigrations.run
+        yield* sql`INSERT INTO pets (name, category_id, status)
+                   SELECT 'pet ' || g, g, 'sold' FROM generate_series(1, ${ROWS}) AS g`
+        // One order per pet (1 in 100 still open), then pet 1 ordered and cancelled 20,000 times.
+        yield* sql`INSERT INTO orders (pet_id, quantity, status)
+                   SELECT g, 1, CASE WHEN g % 100 = 0 THEN 'placed' WHEN g % 2 = 0 THEN 'delivered' ELSE 'cancelled' END
+                   FROM generate_series(1, ${ROWS}) AS g`
+        yield* sql`INSERT INTO orders (pet_id, quantity, status)
+                   SELECT 1, 1, 'cancelled' FROM generate_series(1, 20000)`
+        yield* sql`ANALYZE pets`
+        yield* sql`ANALYZE orders`
+
+        const deep = BigInt(ROWS - 10_000)
+        const pages = [
+          { status: null, petId: null, after: deep },
+          { status: "delivered", petId: null, after: deep },
+          { status: "placed", petId: null, after: deep },
+          { status: null, petId: 1n, after: BigInt(ROWS + 10_000) },
+          { status: "cancelled", petId: 1n, after: BigInt(ROWS + 10_000) }
+        ]
+        for (const page of pages) {
+          yield* assertKeysetPage(
+            OrderRepositorySql.pageStatement(sql, { ...page, limit: 21 }),
+            `orders, status ${page.status}, pet ${page.petId}`
+          )
         }
       }))
   })

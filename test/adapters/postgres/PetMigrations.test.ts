@@ -1,29 +1,70 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { Migrator, SqlClient } from "effect/sql"
+import { Migrator, SqlClient, type SqlError } from "effect/sql"
+import * as OrderRepositorySql from "../../../src/adapters/postgres/OrderRepositorySql.ts"
 import * as PetMigrations from "../../../src/adapters/postgres/PetMigrations.ts"
+import { PetId } from "../../../src/domain/PetId.ts"
 import { layerFreshDatabase, postgresAvailable } from "./TestDatabase.ts"
 
-// The first shipped migration alone: what a database from the first release holds.
-const firstRelease = Migrator.make({})({
-  loader: Effect.map(PetMigrations.loader, (migrations) => migrations.filter(([id]) => id === 1)),
-  table: PetMigrations.MIGRATIONS_TABLE
-})
+// The migrations a release shipped: what a database it created holds.
+const release = (lastMigration: number) =>
+  Migrator.make({})({
+    loader: Effect.map(PetMigrations.loader, (migrations) => migrations.filter(([id]) => id <= lastMigration)),
+    table: PetMigrations.MIGRATIONS_TABLE
+  })
+
+// The database's own answer to a write the domain would refuse: the reason and the server's message.
+const refused = <A, R>(statement: Effect.Effect<A, SqlError.SqlError, R>) =>
+  Effect.map(Effect.flip(statement), (error) => `${error.reason._tag}: ${String((error.reason.cause as Error).message)}`)
 
 describe.skipIf(!postgresAvailable)("PetMigrations on a PostgreSQL server", () => {
   layer(layerFreshDatabase({ maxConnections: 1 }))((it) => {
     it.effect("a database of the first release upgrades in place, keeping its pets", () =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
-        yield* firstRelease
+        yield* release(1)
         yield* sql`INSERT INTO pets (name, category_id, status) VALUES ('Rex', 9007199254740993, 'sold'), ('\u0085', 1, NULL)`
         const applied = yield* PetMigrations.run
-        assert.deepStrictEqual(applied.map(([id]) => id), [2])
+        assert.deepStrictEqual(applied.map(([id]) => id), [2, 3])
         const rows = yield* sql<{ name: string; category_id: bigint }>`SELECT name, category_id FROM pets ORDER BY id`
         assert.deepStrictEqual(rows.map((row) => [row.name, row.category_id]), [["Rex", 9007199254740993n], ["\u0085", 1n]])
         // The new rule holds: a name of ECMAScript white space only is refused by the database too.
-        const refused = yield* Effect.flip(sql`INSERT INTO pets (name, category_id) VALUES (${"\u3000\ufeff"}, 1)`)
-        assert.strictEqual(refused._tag, "SqlError")
+        assert.include(
+          yield* refused(sql`INSERT INTO pets (name, category_id) VALUES (${"\u3000\ufeff"}, 1)`),
+          "ConstraintError: new row for relation \"pets\" violates check constraint \"pets_name_not_blank\""
+        )
+        assert.deepStrictEqual(yield* PetMigrations.run, [])
+      }))
+  })
+
+  layer(layerFreshDatabase({ maxConnections: 1 }))((it) => {
+    it.effect("a database of the pets-only release gains orders in place, with the rules in the schema", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        yield* release(2)
+        yield* sql`INSERT INTO pets (name, category_id, status) VALUES ('Rex', 1, 'available'), ('Tom', 2, 'sold')`
+        // The adapter runs the migrations as it starts, then serves the pets already there.
+        const orders = yield* OrderRepositorySql.make({ timeout: "10 seconds" })
+        const migrations = yield* sql<{ migration_id: number }>`
+          SELECT migration_id FROM ${sql(PetMigrations.MIGRATIONS_TABLE)} ORDER BY migration_id`
+        assert.deepStrictEqual(migrations.map((row) => row.migration_id), [1, 2, 3])
+        const order = yield* orders.place(PetId.make(1n))
+        assert.strictEqual(order.id, 1n)
+        assert.strictEqual((yield* Effect.flip(orders.place(PetId.make(2n))))._tag, "PetNotAvailable")
+
+        // What no service would write, the database refuses too.
+        const violations = [
+          [sql`INSERT INTO orders (pet_id, quantity, status) VALUES (1, 1, 'approved')`, "UniqueViolation", "orders_one_open_per_pet"],
+          [sql`INSERT INTO orders (pet_id, quantity, status) VALUES (99, 1, 'placed')`, "ConstraintError", "orders_pet_id_fkey"],
+          [sql`INSERT INTO orders (pet_id, quantity, status) VALUES (2, 2, 'delivered')`, "ConstraintError", "orders_quantity_one"],
+          [sql`INSERT INTO orders (pet_id, quantity, status) VALUES (2, 1, 'shipped')`, "ConstraintError", "orders_status_enum"]
+        ] as const
+        for (const [statement, reason, constraint] of violations) {
+          const answer = yield* refused(statement)
+          assert.match(answer, new RegExp(`^${reason}: .*"${constraint}"`), answer)
+        }
+        // Closed orders are not limited.
+        yield* sql`INSERT INTO orders (pet_id, quantity, status) VALUES (1, 1, 'cancelled'), (1, 1, 'cancelled')`
         assert.deepStrictEqual(yield* PetMigrations.run, [])
       }))
   })

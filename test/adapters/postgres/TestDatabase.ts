@@ -43,23 +43,23 @@ const withDatabase = (url: string, database: string): Redacted.Redacted => {
   return Redacted.make(parsed.toString())
 }
 
+/** The URL of a brand-new database, dropped again when the scope closes. */
+export const freshDatabaseUrl = Effect.gen(function*() {
+  const database = `animal_store_test_${process.pid}_${Date.now().toString(36)}_${
+    Math.random().toString(36).slice(2, 8)
+  }`
+  const admin = PgClient.layer({ url: Redacted.make(serverUrl), maxConnections: 1 })
+  yield* Effect.acquireRelease(
+    Effect.flatMap(SqlClient.SqlClient, (sql) => sql`CREATE DATABASE ${sql(database)}`).pipe(Effect.provide(admin)),
+    () =>
+      Effect.flatMap(SqlClient.SqlClient, (sql) => sql`DROP DATABASE IF EXISTS ${sql(database)} WITH (FORCE)`).pipe(
+        Effect.provide(admin),
+        Effect.orDie
+      )
+  )
+  return withDatabase(serverUrl, database)
+})
+
 /** A PgClient on a brand-new database, dropped again when the layer is released. */
 export const layerFreshDatabase = (options?: { readonly maxConnections?: number }) =>
-  Layer.unwrap(Effect.gen(function*() {
-    const database = `animal_store_test_${process.pid}_${Date.now().toString(36)}_${
-      Math.random().toString(36).slice(2, 8)
-    }`
-    const admin = PgClient.layer({ url: Redacted.make(serverUrl), maxConnections: 1 })
-    yield* Effect.acquireRelease(
-      Effect.flatMap(SqlClient.SqlClient, (sql) => sql`CREATE DATABASE ${sql(database)}`).pipe(Effect.provide(admin)),
-      () =>
-        Effect.flatMap(SqlClient.SqlClient, (sql) => sql`DROP DATABASE IF EXISTS ${sql(database)} WITH (FORCE)`).pipe(
-          Effect.provide(admin),
-          Effect.orDie
-        )
-    )
-    return PgClient.layer({
-      url: withDatabase(serverUrl, database),
-      maxConnections: options?.maxConnections ?? 10
-    })
-  }))
+  Layer.unwrap(Effect.map(freshDatabaseUrl, (url) => PgClient.layer({ url, maxConnections: options?.maxConnections ?? 10 })))

@@ -6,7 +6,7 @@ import { ApiKeysStatic } from "animal-store/apikeys"
 import { AnimalStoreClient } from "animal-store/client"
 import { CategoryId, NewPet, PetId, PetName } from "animal-store/domain"
 import { HttpApp } from "animal-store/http/server"
-import { PetRepositoryMemory } from "animal-store/memory"
+import { PetRepositoryMemory, StoreMemory } from "animal-store/memory"
 import { PetRepository } from "animal-store/ports"
 import { Effect, Layer, Redacted } from "effect"
 import { FetchHttpClient, HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
@@ -30,7 +30,7 @@ const Server = HttpRouter.serve(
   Layer.mergeAll(HelloRoute, HttpApp.layer({ production: "http://127.0.0.1/v1", staging: "http://127.0.0.1/v1" })),
   { disableLogger: true, disableListenLog: true }
 ).pipe(
-  Layer.provide([PetRepositoryMemory.layer, ApiKeysStatic.layer([Redacted.make("consumer-key")])]),
+  Layer.provide([StoreMemory.layer, ApiKeysStatic.layer([Redacted.make("consumer-key")])]),
   Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
 )
 

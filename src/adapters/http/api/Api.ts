@@ -1,6 +1,7 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { transformOpenApi } from "./OpenApiTransform.ts"
 import { AnimalsGroup, NewPetJson, PetJson, PetsJson } from "./PetsApi.ts"
+import { NewOrderJson, OrderJson, OrdersJson, StoreGroup } from "./StoreApi.ts"
 
 /**
  * The Animal Store HTTP API, version 1.0.0, under the `/v1` base path. Shared by the
@@ -8,14 +9,22 @@ import { AnimalsGroup, NewPetJson, PetJson, PetsJson } from "./PetsApi.ts"
  */
 export class Api extends HttpApi.make("animal-store")
   .add(AnimalsGroup)
+  .add(StoreGroup)
   .prefix("/v1")
   // Bodies travel as text for lossless int64; these document the JSON they carry.
-  .annotate(HttpApi.AdditionalSchemas, [NewPetJson.annotate({ identifier: "NewPet" }), PetJson, PetsJson])
+  .annotate(HttpApi.AdditionalSchemas, [
+    NewPetJson.annotate({ identifier: "NewPet" }),
+    PetJson,
+    PetsJson,
+    NewOrderJson.annotate({ identifier: "NewOrder" }),
+    OrderJson,
+    OrdersJson
+  ])
   .annotateMerge(OpenApi.annotations({
     title: "Animal Store",
     version: "1.0.0",
     license: { name: "MIT", identifier: "MIT" },
-    description: "A store's catalogue of animals. All operations need `Authorization: Bearer <API key>`.",
+    description: "A store's catalogue of animals, and orders for them. All operations need `Authorization: Bearer <API key>`.",
     transform: transformOpenApi
   }))
 {}

@@ -4,13 +4,15 @@ import { HttpApiSchema } from "effect/http-api"
 /** The realm every 401 challenge names (RFC 6750). */
 export const AUTH_REALM = "animal-store"
 
-/** Every error code the API can answer with, and its HTTP status: one status per code. */
+/** Every error code the API can answer with, and its HTTP status. */
 export const ERROR_STATUS = {
   invalid_request: 400,
   unauthorized: 401,
   not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,
+  pet_not_available: 409,
+  invalid_transition: 409,
   gone: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
@@ -26,9 +28,13 @@ export type ErrorCode = keyof typeof ERROR_STATUS
 /** Every error code, for documentation and tests. */
 export const ERROR_CODES = Object.keys(ERROR_STATUS) as ReadonlyArray<ErrorCode>
 
-const CODE_BY_STATUS = new Map<number, ErrorCode>(ERROR_CODES.map((code) => [ERROR_STATUS[code], code]))
+// Statuses that several codes share (409) have no code of their own.
+const CODE_BY_STATUS = new Map<number, ErrorCode>(
+  ERROR_CODES.filter((code) => ERROR_CODES.filter((other) => ERROR_STATUS[other] === ERROR_STATUS[code]).length === 1)
+    .map((code) => [ERROR_STATUS[code], code])
+)
 
-/** The code of an error status, when the API has one. */
+/** The code of an error status, when exactly one code has that status. */
 export const codeOfStatus = (status: number): ErrorCode | undefined => CODE_BY_STATUS.get(status)
 
 // Every error body is {code, message, status}; code and status are fixed per class, so
@@ -84,7 +90,7 @@ export const UnauthorizedResponse = Unauthorized.pipe(
   )
 )
 
-/** 404: no such pet (or no such route). */
+/** 404: no such pet or order (or no such route). */
 export class NotFound extends Schema.Error<NotFound>("NotFound")(
   errorFields("not_found"),
   { httpApiStatus: ERROR_STATUS.not_found }
@@ -163,6 +169,24 @@ export class Internal extends Schema.Error<Internal>("Internal")(
 ) {
   /** Discriminates the error for `Effect.catchTag`; not part of the JSON body. */
   readonly _tag = "Internal" as const
+}
+
+/** 409: an order can be placed only for an available pet. */
+export class PetNotAvailableConflict extends Schema.Error<PetNotAvailableConflict>("PetNotAvailableConflict")(
+  errorFields("pet_not_available"),
+  { httpApiStatus: ERROR_STATUS.pet_not_available }
+) {
+  /** Discriminates the error for `Effect.catchTag`; not part of the JSON body. */
+  readonly _tag = "PetNotAvailableConflict" as const
+}
+
+/** 409: the order's state does not allow the transition; the message names the state. */
+export class InvalidTransition extends Schema.Error<InvalidTransition>("InvalidTransition")(
+  errorFields("invalid_transition"),
+  { httpApiStatus: ERROR_STATUS.invalid_transition }
+) {
+  /** Discriminates the error for `Effect.catchTag`; not part of the JSON body. */
+  readonly _tag = "InvalidTransition" as const
 }
 
 /** 503: the store is unreachable or too slow right now; retrying later may succeed. */

@@ -7,7 +7,49 @@ type Json = Record<string, any>
 const ERROR_REF = { $ref: "#/components/schemas/Error" }
 
 // Success bodies travel as text (for lossless int64); these are the JSON schemas they carry.
-const SUCCESS_SCHEMAS: Partial<Record<string, string>> = { listPets: "Pets", createPet: "Pet", getPet: "Pet" }
+const SUCCESS_SCHEMAS: Partial<Record<string, string>> = {
+  listPets: "Pets",
+  createPet: "Pet",
+  getPet: "Pet",
+  listOrders: "Orders",
+  placeOrder: "Order",
+  getOrder: "Order",
+  approveOrder: "Order",
+  deliverOrder: "Order",
+  cancelOrder: "Order"
+}
+
+// Request bodies, likewise.
+const REQUEST_SCHEMAS: Partial<Record<string, string>> = { createPet: "NewPet", placeOrder: "NewOrder" }
+
+const INT64 = { type: "integer", format: "int64" } as const
+
+/** What each parameter is, by operation where the same name means different things. */
+const describeParameter = (operationId: string, parameter: Json): void => {
+  const orders = operationId === "listOrders"
+  switch (parameter.name) {
+    case "limit":
+      parameter.description = `Maximum number of ${orders ? "orders" : "animals"} to return.`
+      parameter.schema = { type: "integer", minimum: PAGE_LIMIT_MIN, maximum: PAGE_LIMIT_MAX, default: PAGE_LIMIT_DEFAULT }
+      break
+    case "petId":
+      parameter.description = parameter.in === "path" ? "Identifier of the animal to retrieve." : "Only orders for this animal."
+      parameter.schema = INT64
+      break
+    case "orderId":
+      parameter.description = "Identifier of the order."
+      parameter.schema = INT64
+      break
+    case "status":
+      parameter.description = `Only ${orders ? "orders" : "animals"} with this status are returned.`
+      parameter.schema = { $ref: `#/components/schemas/${orders ? "OrderStatus" : "PetStatus"}` }
+      break
+    case "cursor":
+      parameter.description = "Opaque position from a previous response's Link rel=\"next\" header."
+      parameter.schema = { type: "string" }
+      break
+  }
+}
 
 // The Error body of the spec, one schema for every error status.
 const ErrorSchema = {
@@ -57,23 +99,10 @@ export const transformOpenApi = (spec: Json): Json => {
   )
   for (const item of Object.values<Json>(spec["paths"] ?? {})) {
     for (const operation of Object.values<Json>(item)) {
-      for (const parameter of operation["parameters"] ?? []) {
-        if (parameter.name === "limit") {
-          parameter.description = "Maximum number of animals to return."
-          parameter.schema = { type: "integer", minimum: PAGE_LIMIT_MIN, maximum: PAGE_LIMIT_MAX, default: PAGE_LIMIT_DEFAULT }
-        } else if (parameter.name === "petId") {
-          parameter.description = "Identifier of the animal to retrieve."
-          parameter.schema = { type: "integer", format: "int64" }
-        } else if (parameter.name === "status") {
-          parameter.description = "Only animals with this status are returned."
-          parameter.schema = { $ref: "#/components/schemas/PetStatus" }
-        } else if (parameter.name === "cursor") {
-          parameter.description = "Opaque position from a previous response's Link rel=\"next\" header."
-          parameter.schema = { type: "string" }
-        }
-      }
+      for (const parameter of operation["parameters"] ?? []) describeParameter(operation["operationId"], parameter)
       const body = operation["requestBody"]?.content?.["application/json"]
-      if (body !== undefined) body.schema = { $ref: "#/components/schemas/NewPet" }
+      const requestSchema = REQUEST_SCHEMAS[operation["operationId"]]
+      if (body !== undefined && requestSchema !== undefined) body.schema = { $ref: `#/components/schemas/${requestSchema}` }
       for (const [status, response] of Object.entries<Json>(operation["responses"] ?? {})) {
         const success = SUCCESS_SCHEMAS[operation["operationId"]]
         if (Number(status) < 300 && success !== undefined) {

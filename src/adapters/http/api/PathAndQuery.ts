@@ -1,5 +1,6 @@
 import { Effect, Schema, SchemaIssue, SchemaTransformation } from "effect"
 import { PAGE_LIMIT_MAX, PAGE_LIMIT_MIN } from "../../../domain/PetQuery.ts"
+import { OrderId } from "../../../domain/orders/OrderId.ts"
 import { PetId } from "../../../domain/PetId.ts"
 
 const DIGITS = /^(?:0|[1-9]\d*)$/
@@ -23,12 +24,18 @@ export const LimitParam = Schema.String.check(
   )
 )
 
-/** A pet id in a URL path: an optionally signed decimal integer within int64. */
-export const PetIdParam = Schema.String.check(
-  Schema.isPattern(SIGNED_DIGITS, { message: "expected an integer" })
-).pipe(
-  Schema.decodeTo(PetId, SchemaTransformation.transform({ decode: BigInt, encode: String }))
-)
+/** An int64 id in a URL path or query: an optionally signed decimal integer within int64. */
+const idParam = <S extends Schema.Codec<bigint, bigint>>(id: S) =>
+  Schema.String.check(
+    Schema.isPattern(SIGNED_DIGITS, { message: "expected an integer" })
+  ).pipe(
+    Schema.decodeTo(id, SchemaTransformation.transform({ decode: BigInt, encode: String }))
+  )
+
+/** A pet id in a URL path or query. */
+export const PetIdParam = idParam(PetId)
+/** An order id in a URL path. */
+export const OrderIdParam = idParam(OrderId)
 
 const CURSOR_PREFIX = "after:"
 const invalidCursor = (input: string) =>
@@ -36,20 +43,26 @@ const invalidCursor = (input: string) =>
 
 /**
  * The opaque `cursor` of a next-page link: the last id of the previous page, so paging
- * is a keyset scan (no gaps or repeats when pets are added meanwhile).
+ * is a keyset scan (no gaps or repeats when rows are added meanwhile).
  */
-export const CursorParam = Schema.String.pipe(
-  Schema.decodeTo(
-    PetId,
-    SchemaTransformation.transformEffect({
-      decode: (cursor: string) => {
-        const text = Buffer.from(cursor, "base64url").toString("utf8")
-        const digits = text.startsWith(CURSOR_PREFIX) ? text.slice(CURSOR_PREFIX.length) : ""
-        return DIGITS.test(digits) && Buffer.from(text, "utf8").toString("base64url") === cursor
-          ? Effect.succeed(BigInt(digits))
-          : Effect.fail(invalidCursor(cursor))
-      },
-      encode: (id: bigint) => Effect.succeed(Buffer.from(`${CURSOR_PREFIX}${id}`, "utf8").toString("base64url"))
-    })
+const cursorParam = <S extends Schema.Codec<bigint, bigint>>(id: S) =>
+  Schema.String.pipe(
+    Schema.decodeTo(
+      id,
+      SchemaTransformation.transformEffect({
+        decode: (cursor: string) => {
+          const text = Buffer.from(cursor, "base64url").toString("utf8")
+          const digits = text.startsWith(CURSOR_PREFIX) ? text.slice(CURSOR_PREFIX.length) : ""
+          return DIGITS.test(digits) && Buffer.from(text, "utf8").toString("base64url") === cursor
+            ? Effect.succeed(BigInt(digits))
+            : Effect.fail(invalidCursor(cursor))
+        },
+        encode: (id: bigint) => Effect.succeed(Buffer.from(`${CURSOR_PREFIX}${id}`, "utf8").toString("base64url"))
+      })
+    )
   )
-)
+
+/** The cursor of a page of pets. */
+export const CursorParam = cursorParam(PetId)
+/** The cursor of a page of orders. */
+export const OrderCursorParam = cursorParam(OrderId)

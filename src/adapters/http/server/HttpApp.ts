@@ -13,6 +13,7 @@ import * as RequestTelemetry from "./RequestTelemetry.ts"
 import * as RequestValidationLive from "./RequestValidationLive.ts"
 import * as RouteTable from "./RouteTable.ts"
 import { toHttpError } from "./HttpErrors.ts"
+import * as StoreHandlers from "./StoreHandlers.ts"
 import * as SunsetHeaders from "./SunsetHeaders.ts"
 
 export { ROUTER_CONFIG } from "./RouteTable.ts"
@@ -73,7 +74,7 @@ export const layer = (servers: Servers, options?: Options) => {
   ])
   return Layer.mergeAll(
     HttpApiBuilder.layer(api, { openapiPath: OPENAPI_PATH }).pipe(
-      Layer.provide(AnimalsHandlers.layer.pipe(
+      Layer.provide(Layer.mergeAll(AnimalsHandlers.layer, StoreHandlers.layer).pipe(
         Layer.provide([AuthorizationLive.layer, RequestValidationLive.layer, JsonContentTypeLive.layer])
       ))
     ),

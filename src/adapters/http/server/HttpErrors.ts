@@ -1,17 +1,39 @@
 import type {
   Gone as DomainGone,
   InvalidInput,
+  OrderConflict,
+  OrderNotFound,
+  PetNotAvailable,
   PetNotFound,
   StoreUnavailable,
   Unauthorized as DomainUnauthorized
 } from "../../../domain/Errors.ts"
-import { Gone, InvalidRequest, NotFound, ServiceUnavailable, Unauthorized } from "../api/ApiErrors.ts"
+import {
+  Gone,
+  InvalidRequest,
+  InvalidTransition,
+  NotFound,
+  PetNotAvailableConflict,
+  ServiceUnavailable,
+  Unauthorized
+} from "../api/ApiErrors.ts"
 
 /** Every domain error an HTTP handler can meet. */
-type DomainError = PetNotFound | InvalidInput | DomainUnauthorized | DomainGone | StoreUnavailable
+type DomainError =
+  | PetNotFound
+  | OrderNotFound
+  | PetNotAvailable
+  | OrderConflict
+  | InvalidInput
+  | DomainUnauthorized
+  | DomainGone
+  | StoreUnavailable
 
 interface HttpErrorFor {
   readonly PetNotFound: NotFound
+  readonly OrderNotFound: NotFound
+  readonly PetNotAvailable: PetNotAvailableConflict
+  readonly OrderConflict: InvalidTransition
   readonly InvalidInput: InvalidRequest
   readonly Unauthorized: Unauthorized
   readonly Gone: Gone
@@ -20,6 +42,9 @@ interface HttpErrorFor {
 
 const mappings: { readonly [K in DomainError["_tag"]]: (error: Extract<DomainError, { _tag: K }>) => HttpErrorFor[K] } = {
   PetNotFound: (error) => new NotFound({ message: error.message }),
+  OrderNotFound: (error) => new NotFound({ message: error.message }),
+  PetNotAvailable: (error) => new PetNotAvailableConflict({ message: error.message }),
+  OrderConflict: (error) => new InvalidTransition({ message: error.message }),
   InvalidInput: (error) => new InvalidRequest({ message: error.message }),
   Unauthorized: (error) => new Unauthorized({ message: error.message, invalidToken: error.credential === "invalid" }),
   Gone: (error) => new Gone({ message: error.message }),

@@ -6,7 +6,7 @@ import { createServer } from "node:http"
 import * as ApiKeysStatic from "../../../../src/adapters/apikeys/ApiKeysStatic.ts"
 import { AnimalStoreClient } from "../../../../src/adapters/http/client/AnimalStoreClient.ts"
 import * as HttpApp from "../../../../src/adapters/http/server/HttpApp.ts"
-import * as PetRepositoryMemory from "../../../../src/adapters/memory/PetRepositoryMemory.ts"
+import * as StoreMemory from "../../../../src/adapters/memory/StoreMemory.ts"
 import { CategoryId } from "../../../../src/domain/CategoryId.ts"
 import { PetId } from "../../../../src/domain/PetId.ts"
 import { PetName } from "../../../../src/domain/PetName.ts"
@@ -18,7 +18,7 @@ const Server = HttpRouter.serve(
   HttpApp.layer({ production: "http://localhost/v1", staging: "http://localhost/v1" }),
   { disableLogger: true, disableListenLog: true }
 ).pipe(
-  Layer.provide([PetRepositoryMemory.layer, ApiKeysStatic.layer([Redacted.make(KEY)])]),
+  Layer.provide([StoreMemory.layer, ApiKeysStatic.layer([Redacted.make(KEY)])]),
   Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
 )
 

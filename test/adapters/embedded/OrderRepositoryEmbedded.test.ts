@@ -1,0 +1,25 @@
+import { Effect, Layer } from "effect"
+import { mkdtemp, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import * as EmbeddedDatabase from "../../../src/adapters/embedded/EmbeddedDatabase.ts"
+import * as OrderRepositorySql from "../../../src/adapters/postgres/OrderRepositorySql.ts"
+import * as PetRepositorySql from "../../../src/adapters/postgres/PetRepositorySql.ts"
+import { orderRepositoryContract } from "../../ports/OrderRepositoryContract.ts"
+
+// A throwaway data directory per run, removed when the store closes.
+const freshDataDir = Layer.unwrap(Effect.gen(function*() {
+  const dataDir = yield* Effect.acquireRelease(
+    Effect.promise(() => mkdtemp(join(tmpdir(), "animal-store-orders-"))),
+    (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
+  )
+  return EmbeddedDatabase.layer({ dataDir })
+}))
+
+const options = { timeout: "10 seconds" } as const
+
+orderRepositoryContract(
+  "embedded",
+  Layer.mergeAll(PetRepositorySql.layer(options), OrderRepositorySql.layer(options)).pipe(Layer.provide(freshDataDir)),
+  { runs: 20, timeout: 120_000 }
+)
