@@ -30,6 +30,12 @@ const startTogether = async (count: number, database: string) => {
   return Promise.all(Array.from({ length: count }, () => startService({ env })))
 }
 
+const ALL_MIGRATIONS = [
+  { migration_id: 1, name: "create_pets" },
+  { migration_id: 2, name: "name_blank_class" },
+  { migration_id: 3, name: "create_orders" }
+]
+
 const migrationRows = (database: string) =>
   query<{ migration_id: number; name: string }>(
     database,
@@ -68,7 +74,7 @@ describe.skipIf(!postgresAvailable)("instances sharing one PostgreSQL database",
     expect((await listAll(b, API_KEY, { limit: 100 })).pets).toEqual(expected)
 
     // The migrations ran exactly once.
-    expect(await migrationRows(database)).toEqual([{ migration_id: 1, name: "create_pets" }])
+    expect(await migrationRows(database)).toEqual(ALL_MIGRATIONS)
     expect(await query<{ count: string }>(database, "SELECT count(*)::text AS count FROM pets")).toEqual([{ count: "500" }])
 
     for (const instance of instances) {
@@ -81,6 +87,26 @@ describe.skipIf(!postgresAvailable)("instances sharing one PostgreSQL database",
     )
   }, 90_000)
 
+  it("50 concurrent orders for one pet across two instances: exactly one 201, 49 409 pet_not_available", async () => {
+    const database = await createDatabase()
+    const [a, b] = await startTogether(2, database)
+    if (a === undefined || b === undefined) throw new Error("two instances expected")
+    const pet = await createPet(a, API_KEY, { name: "Contested", categoryId: 1, status: "available" })
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        (i % 2 === 0 ? a : b).request("POST", "/v1/store/orders", { apiKey: API_KEY, body: { petId: pet.id } }))
+    )
+    const statuses = answers.map((answer) => answer.status)
+    expect(statuses.filter((status) => status === 201)).toHaveLength(1)
+    expect(statuses.filter((status) => status === 409)).toHaveLength(49)
+    for (const answer of answers.filter((answer) => answer.status === 409)) {
+      expect((answer.json as { code: string }).code).toBe("pet_not_available")
+    }
+    expect((await b.request("GET", `/v1/pets/${pet.id}`, { apiKey: API_KEY })).json).toMatchObject({ status: "pending" })
+    expect(await query<{ count: string }>(database, "SELECT count(*)::text AS count FROM orders")).toEqual([{ count: "1" }])
+    for (const instance of [a, b]) expect(await instance.stop()).toEqual({ code: 0, signal: null })
+  }, 90_000)
+
   it("three started at once on a fresh database, twice over: all serve, migrations recorded once", async () => {
     for (let round = 0; round < 2; round++) {
       const database = await createDatabase()
@@ -91,7 +117,7 @@ describe.skipIf(!postgresAvailable)("instances sharing one PostgreSQL database",
       }
       const pets = await Promise.all(instances.map((instance, i) => createPet(instance, API_KEY, newPet(i))))
       expect(new Set(pets.map((pet) => pet.id)).size).toBe(3)
-      expect(await migrationRows(database)).toEqual([{ migration_id: 1, name: "create_pets" }])
+      expect(await migrationRows(database)).toEqual(ALL_MIGRATIONS)
       for (const instance of instances) expect(await instance.stop()).toEqual({ code: 0, signal: null })
     }
   }, 90_000)
