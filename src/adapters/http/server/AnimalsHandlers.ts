@@ -8,6 +8,7 @@ import { Api } from "../api/Api.ts"
 import { CursorParam } from "../api/PathAndQuery.ts"
 import { SUNSET } from "../api/Sunset.ts"
 import { toHttpError } from "./HttpErrors.ts"
+import { keysetPage } from "./KeysetPage.ts"
 
 const encodeCursor = Schema.encodeSync(CursorParam)
 
@@ -22,15 +23,8 @@ export const layer = HttpApiBuilder.group(
       listPets: ({ query }) =>
         Effect.gen(function*() {
           const limit = query.limit ?? PAGE_LIMIT_DEFAULT
-          // One extra row tells whether a next page exists without a count query.
           const rows = yield* pets.list({ limit: limit + 1, status: query.status, after: query.cursor })
-          const page = rows.slice(0, limit)
-          const last = page[page.length - 1]
-          if (rows.length <= limit || last === undefined) return HttpApiSchema.withHeaders({ body: page, headers: {} })
-          const next = new URLSearchParams({ limit: String(limit) })
-          if (query.status !== undefined) next.set("status", query.status)
-          next.set("cursor", encodeCursor(last.id))
-          return HttpApiSchema.withHeaders({ body: page, headers: { link: `</v1/pets?${next}>; rel="next"` } })
+          return keysetPage(rows, { limit, path: "/v1/pets", filters: [["status", query.status]], cursorOf: encodeCursor })
         }).pipe(Effect.mapError(toHttpError)),
 
       createPet: ({ payload }) =>

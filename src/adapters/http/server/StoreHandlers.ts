@@ -8,6 +8,7 @@ import { PetRepository } from "../../../ports/PetRepository.ts"
 import { Api } from "../api/Api.ts"
 import { OrderCursorParam } from "../api/PathAndQuery.ts"
 import { toHttpError } from "./HttpErrors.ts"
+import { keysetPage } from "./KeysetPage.ts"
 
 const encodeCursor = Schema.encodeSync(OrderCursorParam)
 
@@ -25,16 +26,13 @@ export const layer = HttpApiBuilder.group(
       listOrders: ({ query }) =>
         Effect.gen(function*() {
           const limit = query.limit ?? PAGE_LIMIT_DEFAULT
-          // One extra row tells whether a next page exists without a count query.
           const rows = yield* orders.list({ limit: limit + 1, status: query.status, petId: query.petId, after: query.cursor })
-          const page = rows.slice(0, limit)
-          const last = page[page.length - 1]
-          if (rows.length <= limit || last === undefined) return HttpApiSchema.withHeaders({ body: page, headers: {} })
-          const next = new URLSearchParams({ limit: String(limit) })
-          if (query.status !== undefined) next.set("status", query.status)
-          if (query.petId !== undefined) next.set("petId", String(query.petId))
-          next.set("cursor", encodeCursor(last.id))
-          return HttpApiSchema.withHeaders({ body: page, headers: { link: `</v1/store/orders?${next}>; rel="next"` } })
+          return keysetPage(rows, {
+            limit,
+            path: "/v1/store/orders",
+            filters: [["status", query.status], ["petId", query.petId]],
+            cursorOf: encodeCursor
+          })
         }).pipe(Effect.mapError(toHttpError)),
 
       placeOrder: ({ payload }) =>
