@@ -1,12 +1,13 @@
 import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
-import { HttpApiBuilder, HttpApiScalar, OpenApi } from "effect/http-api"
+import { HttpApi, HttpApiBuilder, HttpApiScalar, OpenApi } from "effect/http-api"
 import { StoreUnavailable } from "../../../domain/Errors.ts"
 import { PetRepository } from "../../../ports/PetRepository.ts"
 import { Api } from "../api/Api.ts"
-import * as AnimalsHandlers from "./AnimalsHandlers.ts"
+import { StoreGroup } from "../api/StoreApi.ts"
 import * as AuthorizationLive from "./AuthorizationLive.ts"
 import * as ErrorResponses from "./ErrorResponses.ts"
+import * as FastRoutes from "./FastRoutes.ts"
 import * as JsonContentTypeLive from "./JsonContentTypeLive.ts"
 import * as MetricsRoute from "./MetricsRoute.ts"
 import * as RequestTelemetry from "./RequestTelemetry.ts"
@@ -46,6 +47,20 @@ const readiness = HttpRouter.use(Effect.fn(function*(router) {
   )
 }))
 
+// HttpApiBuilder serves the operations FastRoutes does not: the store group. The contract
+// stays the whole Api (OpenAPI document, docs, client); the router refuses a route twice.
+const BuiltApi = HttpApi.make("animal-store").add(StoreGroup).prefix("/v1")
+
+// The OpenAPI document of the whole Api, made on first request as HttpApiBuilder would.
+const openApiRoute = (api: typeof Api) => {
+  let response: HttpServerResponse.HttpServerResponse | undefined
+  return HttpRouter.add(
+    "GET",
+    OPENAPI_PATH,
+    Effect.sync(() => response ??= HttpServerResponse.jsonUnsafe(OpenApi.fromApi(api)))
+  )
+}
+
 /** What to serve besides the API. */
 export interface Options {
   /** Serve `GET /metrics` (Prometheus text format, no key). Default: true. */
@@ -73,11 +88,13 @@ export const layer = (servers: Servers, options?: Options) => {
     ...(metrics ? [["GET", MetricsRoute.METRICS_PATH] as const] : [])
   ])
   return Layer.mergeAll(
-    HttpApiBuilder.layer(api, { openapiPath: OPENAPI_PATH }).pipe(
-      Layer.provide(Layer.mergeAll(AnimalsHandlers.layer, StoreHandlers.layer).pipe(
+    FastRoutes.layer,
+    HttpApiBuilder.layer(BuiltApi).pipe(
+      Layer.provide(StoreHandlers.layer.pipe(
         Layer.provide([AuthorizationLive.layer, RequestValidationLive.layer, JsonContentTypeLive.layer])
       ))
     ),
+    openApiRoute(api),
     HttpApiScalar.layer(api, { path: DOCS_PATH }),
     health,
     readiness,
