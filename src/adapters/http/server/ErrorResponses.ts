@@ -1,14 +1,12 @@
 import { ByteSize, Cause, Effect, type Types } from "effect"
 import {
   HttpIncomingMessage,
-  HttpRouter,
   HttpServerError,
   HttpServerRequest,
   HttpServerResponse
 } from "effect/http"
 import { Internal, MethodNotAllowed, NotFound, PayloadTooLarge, UnsupportedMediaType } from "../api/ApiErrors.ts"
-import { MatchedRoute } from "./RequestTelemetry.ts"
-import { pathOf, type RouteTable } from "./RouteTable.ts"
+import type { Route, RouteTable } from "./RouteTable.ts"
 
 /**
  * Largest request body accepted; larger ones get 413 before they are fully read. A pet
@@ -19,6 +17,7 @@ import { pathOf, type RouteTable } from "./RouteTable.ts"
  */
 export const MAX_BODY_BYTES = 4 * 1024
 
+const MAX_BODY_SIZE = ByteSize.bytes(MAX_BODY_BYTES)
 const tooLarge = new PayloadTooLarge({ message: `the request body exceeds ${MAX_BODY_BYTES} bytes` })
 
 /** An error as its JSON response: the `{code, message, status}` body and that status. */
@@ -78,50 +77,44 @@ const isRouteNotFound = (cause: Cause.Cause<unknown>) =>
  * `{code, message, status}` body. Defects are logged with their cause and answered
  * without internals. Paths that belong to a host application mounting these routes
  * next to its own are left alone, body limit included; only a request that no route
- * serves at all gets the JSON 404.
+ * serves at all gets the JSON 404. `route` is the service's route serving the request.
  */
-export const layer = (routes: RouteTable) =>
-  HttpRouter.middleware(
-    // The declared error type keeps `unhandled`, as HttpRouter.middleware requires.
-    (app): Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest> =>
-      Effect.gen(function*() {
-        const request = yield* HttpServerRequest.HttpServerRequest
-        const path = pathOf(request.url)
-        // The scan over every method only for requests no route serves.
-        const ours = (yield* MatchedRoute) !== undefined || routes.allowed(path).length > 0
-        if (!ours) {
-          return yield* app.pipe(
-            Effect.catchCause((cause) =>
-              isRouteNotFound(cause)
-                ? Effect.succeed(errorResponse(new NotFound({ message: `no route for ${request.method} ${shown(path)}` })))
-                : Effect.failCause(cause)
-            )
-          )
-        }
-        // A declared length over the limit is refused before a byte of the body is read.
-        if (Number(request.headers["content-length"] ?? 0) > MAX_BODY_BYTES) {
-          return errorResponse(tooLarge, { connection: "close" })
-        }
-        const response = yield* app.pipe(
-          Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(MAX_BODY_BYTES)),
-          Effect.catchCause((cause) =>
-            Effect.gen(function*() {
-              if (isRouteNotFound(cause)) {
-                const allowed = routes.allowed(path)
-                return errorResponse(
-                  new MethodNotAllowed({
-                    message: `${request.method} is not allowed on ${shown(path)}; use ${allowed.join(", ")}`
-                  }),
-                  { allow: allowed.join(", ") }
-                )
-              }
-              const [response] = yield* HttpServerError.causeResponse(cause)
-              if (response.status >= 500) yield* Effect.logError("request failed", cause)
-              return response
-            })
-          )
-        )
-        return toJsonError(request, response)
-      }),
-    { global: true }
+export const answer = (
+  app: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>,
+  request: HttpServerRequest.HttpServerRequest,
+  path: string,
+  route: Route | undefined,
+  routes: RouteTable
+): Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest> => {
+  // The scan over every method only for requests no route serves.
+  if (route === undefined && routes.allowed(path).length === 0) {
+    return app.pipe(
+      Effect.catchCause((cause) =>
+        isRouteNotFound(cause)
+          ? Effect.succeed(errorResponse(new NotFound({ message: `no route for ${request.method} ${shown(path)}` })))
+          : Effect.failCause(cause)
+      )
+    )
+  }
+  // A declared length over the limit is refused before a byte of the body is read.
+  if (Number(request.headers["content-length"] ?? 0) > MAX_BODY_BYTES) {
+    return Effect.succeed(errorResponse(tooLarge, { connection: "close" }))
+  }
+  return app.pipe(
+    Effect.provideService(HttpIncomingMessage.MaxBodySize, MAX_BODY_SIZE),
+    Effect.catchCause((cause) => {
+      if (isRouteNotFound(cause)) {
+        const allowed = routes.allowed(path)
+        return Effect.succeed(errorResponse(
+          new MethodNotAllowed({
+            message: `${request.method} is not allowed on ${shown(path)}; use ${allowed.join(", ")}`
+          }),
+          { allow: allowed.join(", ") }
+        ))
+      }
+      return Effect.flatMap(HttpServerError.causeResponse(cause), ([response]) =>
+        response.status >= 500 ? Effect.as(Effect.logError("request failed", cause), response) : Effect.succeed(response))
+    }),
+    Effect.map((response) => toJsonError(request, response))
   )
+}

@@ -15,7 +15,6 @@ import * as RequestValidationLive from "./RequestValidationLive.ts"
 import * as RouteTable from "./RouteTable.ts"
 import { toHttpError } from "./HttpErrors.ts"
 import * as StoreHandlers from "./StoreHandlers.ts"
-import * as SunsetHeaders from "./SunsetHeaders.ts"
 
 export { ROUTER_CONFIG } from "./RouteTable.ts"
 
@@ -99,9 +98,7 @@ export const layer = (servers: Servers, options?: Options) => {
     health,
     readiness,
     metrics ? MetricsRoute.layer : Layer.empty,
-    // Global middlewares wrap in the order given: telemetry outermost, so it sees every final answer.
-    RequestTelemetry.layer(routes),
-    ErrorResponses.layer(routes),
-    SunsetHeaders.layer
+    // The one global middleware: telemetry, the JSON error policy and the deprecation headers.
+    RequestTelemetry.layer(routes)
   )
 }

@@ -1,20 +1,18 @@
 /**
  * What every request of the service gets on its way in and out, in one global router
- * middleware (the outermost of the service's own): its route, looked up once and shared
- * with the inner middlewares; its id (`X-Request-Id`, the client's own when sane), on the
- * response, on every log line the request writes and on its trace span; its metrics; and
- * its one request log line.
+ * middleware (one step per request rather than one per policy): its route, looked up
+ * once; its id (`X-Request-Id`, the client's own when sane), on the response, on every
+ * log line the request writes and on its trace span; the JSON error policy
+ * (ErrorResponses) and the deprecation headers (SunsetHeaders); its metrics; and its one
+ * request log line.
  */
-import { Context, Effect } from "effect"
+import { Effect } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import * as ErrorResponses from "./ErrorResponses.ts"
 import * as HttpMetrics from "./HttpMetrics.ts"
 import { REQUEST_ID_HEADER, requestIdFor } from "./RequestId.ts"
-import { pathOf, type Route, type RouteTable } from "./RouteTable.ts"
-
-/** The route serving the current request (undefined: no route of the service's, or not looked up yet). */
-export const MatchedRoute = Context.Reference<Route | undefined>("animal-store/http/MatchedRoute", {
-  defaultValue: () => undefined
-})
+import { pathOf, type RouteTable } from "./RouteTable.ts"
+import * as SunsetHeaders from "./SunsetHeaders.ts"
 
 /** The metrics label of a request no route serves: raw paths would make unbounded series. */
 const UNMATCHED = "unmatched"
@@ -29,8 +27,9 @@ export const layer = (routes: RouteTable) =>
         const route = routes.match(request.method, path)
         const requestId = requestIdFor(request.headers[REQUEST_ID_HEADER])
         yield* Effect.annotateCurrentSpan("http.request.id", requestId)
-        const response = yield* app.pipe(
-          Effect.provideService(MatchedRoute, route),
+        // Deprecation headers go on what the route answers; errors made of failures below get none, as before.
+        const routed = SunsetHeaders.isDeprecated(route) ? Effect.map(app, SunsetHeaders.add) : app
+        const response = yield* ErrorResponses.answer(routed, request, path, route, routes).pipe(
           Effect.annotateLogs("request.id", requestId)
         )
         const seconds = (performance.now() - started) / 1000
