@@ -85,6 +85,9 @@ const unsupported = (contentType: string | undefined) =>
     })
   )
 
+/** What the router provides a route's handler. */
+type RouteServices = HttpServerRequest.HttpServerRequest | HttpServerRequest.ParsedSearchParams | HttpRouter.RouteContext
+
 /** Store failures as their Error responses. */
 const orErrorResponse = <E extends Parameters<typeof toHttpError>[0], R>(
   effect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
@@ -94,16 +97,20 @@ export const layer = HttpRouter.use(Effect.fnUntraced(function*(router) {
   const pets = yield* PetRepository
   const keys = yield* ApiKeys
 
-  // The Authorization middleware's steps and span: no input is looked at for an unknown caller.
-  const bearerAuth = Effect.fn("Authorization.bearerAuth")(function*(
-    handler: Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest | HttpServerRequest.ParsedSearchParams | HttpRouter.RouteContext>
-  ) {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    if (request.headers["authorization"] === undefined) return unauthorized("missing")
-    const credential = yield* decodeBearer
-    if (Redacted.value(credential) === "" || !(yield* keys.verify(credential))) return unauthorized("invalid")
-    return yield* handler
-  })
+  // The Authorization middleware's steps and span: no input is looked at for an unknown
+  // caller. A plain span, not Effect.fn: this is no service method, and Effect.fn captures
+  // a stack trace on every call.
+  const bearerAuth = (handler: Effect.Effect<HttpServerResponse.HttpServerResponse, never, RouteServices>) =>
+    Effect.withSpan(
+      Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        if (request.headers["authorization"] === undefined) return unauthorized("missing")
+        const credential = yield* decodeBearer
+        if (Redacted.value(credential) === "" || !(yield* keys.verify(credential))) return unauthorized("invalid")
+        return yield* handler
+      }),
+      "Authorization.bearerAuth"
+    )
 
   const list = Effect.gen(function*() {
     const decoded = decodeQuery(yield* HttpServerRequest.ParsedSearchParams)
