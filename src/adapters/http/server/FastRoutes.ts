@@ -1,5 +1,5 @@
 /**
- * The hot `animals` operations (listPets, getPet, createPet) as plain router routes.
+ * The hot operations (listPets, getPet, createPet, listOrders, getOrder) as plain router routes.
  * HttpApiBuilder's per-endpoint machinery (middleware chain, generic decoding and
  * encoding of every slot, errors encoded through schemas) cost most of a request's CPU;
  * these handlers take the same steps in the same order (authorization, then input, then
@@ -11,26 +11,28 @@ import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiSecurity } from "effect/http-api"
 import { Gone, InvalidInput, Unauthorized } from "../../../domain/Errors.ts"
 import { NewPet } from "../../../domain/NewPet.ts"
+import type { OrderId } from "../../../domain/orders/OrderId.ts"
+import type { OrderStatus } from "../../../domain/orders/OrderStatus.ts"
 import type { Pet } from "../../../domain/Pet.ts"
 import type { PetId } from "../../../domain/PetId.ts"
 import type { PetStatus } from "../../../domain/PetStatus.ts"
 import { PAGE_LIMIT_DEFAULT } from "../../../domain/PetQuery.ts"
 import { ApiKeys } from "../../../ports/ApiKeys.ts"
+import { OrderRepository } from "../../../ports/OrderRepository.ts"
 import { PetRepository } from "../../../ports/PetRepository.ts"
 import { Api } from "../api/Api.ts"
 import { AUTH_REALM, UnsupportedMediaType } from "../api/ApiErrors.ts"
-import { CursorParam } from "../api/PathAndQuery.ts"
+import { CursorParam, OrderCursorParam } from "../api/PathAndQuery.ts"
 import type { NewPetJson } from "../api/PetsApi.ts"
+import { OrderJson } from "../api/StoreApi.ts"
 import { SUNSET } from "../api/Sunset.ts"
 import { errorResponse } from "./ErrorResponses.ts"
 import { toHttpError } from "./HttpErrors.ts"
 import { keysetPage } from "./KeysetPage.ts"
 
-/** The operations served here; HttpApiBuilder serves the rest of the API. */
-export const OPERATIONS = ["listPets", "getPet", "createPet"] as const
-
 // Under the API's `/v1` prefix.
 const { createPet, getPet, listPets } = Api.groups.animals.endpoints
+const { getOrder, listOrders } = Api.groups.store.endpoints
 
 // The decoders HttpApiBuilder derives from each endpoint, so issues and messages match.
 // The group's endpoint map is untyped; the types are those of the schemas in PetsApi.
@@ -41,8 +43,15 @@ const decodeQuery = decoder<{ readonly limit?: number; readonly status?: PetStat
   Schema.toCodecArrayFromSingle(listPets.query!)
 )
 const decodePayload = decoder<typeof NewPetJson.Type>(Schema.Union(createPet.payload.get("application/json")!.schemas))
+const decodeOrderParams = decoder<{ readonly orderId: OrderId }>(getOrder.params!)
+const decodeOrderQuery = decoder<
+  { readonly limit?: number; readonly status?: OrderStatus; readonly petId?: PetId; readonly cursor?: OrderId }
+>(Schema.toCodecArrayFromSingle(listOrders.query!))
 const decodeBearer = HttpApiBuilder.securityDecode(HttpApiSecurity.bearer)
 const encodeCursor = Schema.encodeSync(CursorParam)
+const encodeOrderCursor = Schema.encodeSync(OrderCursorParam)
+// Orders are encoded by their wire schema: it writes the RFC 3339 times as OrderJson does.
+const encodeOrder = Schema.encodeSync(OrderJson)
 
 /** A 400 naming the field, as RequestValidation answers it (`whole` names the input itself). */
 const invalid = (issue: SchemaIssue.Issue, whole: string) =>
@@ -95,6 +104,7 @@ const orErrorResponse = <E extends Parameters<typeof toHttpError>[0], R>(
 
 export const layer = HttpRouter.use(Effect.fnUntraced(function*(router) {
   const pets = yield* PetRepository
+  const orders = yield* OrderRepository
   const keys = yield* ApiKeys
 
   // The Authorization middleware's steps and span: no input is looked at for an unknown
@@ -159,7 +169,35 @@ export const layer = HttpRouter.use(Effect.fnUntraced(function*(router) {
     ))
   })
 
+  const listOrderPage = Effect.gen(function*() {
+    const decoded = decodeOrderQuery(yield* HttpServerRequest.ParsedSearchParams)
+    if (Result.isFailure(decoded)) return invalid(decoded.failure, "query")
+    const query = decoded.success
+    const limit = query.limit ?? PAGE_LIMIT_DEFAULT
+    return yield* orErrorResponse(Effect.map(
+      orders.list({ limit: limit + 1, status: query.status, petId: query.petId, after: query.cursor }),
+      (rows) => {
+        const { body, headers } = keysetPage(rows, {
+          limit,
+          path: "/v1/store/orders",
+          filters: [["status", query.status], ["petId", query.petId]],
+          cursorOf: encodeOrderCursor
+        })
+        const { link } = headers as { readonly link?: string }
+        return json(body.map((order) => encodeOrder(order)), 200, link === undefined ? {} : { link })
+      }
+    ))
+  })
+
+  const getOne = Effect.gen(function*() {
+    const decoded = decodeOrderParams((yield* HttpRouter.RouteContext).params)
+    if (Result.isFailure(decoded)) return invalid(decoded.failure, "path")
+    return yield* orErrorResponse(Effect.map(orders.get(decoded.success.orderId), (order) => json(encodeOrder(order), 200, {})))
+  })
+
   yield* router.add("GET", listPets.path, bearerAuth(list))
   yield* router.add("GET", getPet.path, bearerAuth(get))
   yield* router.add("POST", createPet.path, bearerAuth(create))
+  yield* router.add("GET", listOrders.path, bearerAuth(listOrderPage))
+  yield* router.add("GET", getOrder.path, bearerAuth(getOne))
 }))

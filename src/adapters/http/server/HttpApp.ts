@@ -1,11 +1,11 @@
 import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
-import { HttpApi, HttpApiBuilder, HttpApiScalar, OpenApi } from "effect/http-api"
+import { HttpApiBuilder, HttpApiScalar, OpenApi } from "effect/http-api"
 import { StoreUnavailable } from "../../../domain/Errors.ts"
 import { PetRepository } from "../../../ports/PetRepository.ts"
 import { Api } from "../api/Api.ts"
-import { StoreGroup } from "../api/StoreApi.ts"
 import * as AuthorizationLive from "./AuthorizationLive.ts"
+import { BuilderApi } from "./BuilderApi.ts"
 import * as ErrorResponses from "./ErrorResponses.ts"
 import * as FastRoutes from "./FastRoutes.ts"
 import * as JsonContentTypeLive from "./JsonContentTypeLive.ts"
@@ -46,10 +46,6 @@ const readiness = HttpRouter.use(Effect.fn(function*(router) {
   )
 }))
 
-// HttpApiBuilder serves the operations FastRoutes does not: the store group. The contract
-// stays the whole Api (OpenAPI document, docs, client); the router refuses a route twice.
-const BuiltApi = HttpApi.make("animal-store").add(StoreGroup).prefix("/v1")
-
 // The OpenAPI document of the whole Api, made on first request as HttpApiBuilder would.
 const openApiRoute = (api: typeof Api) => {
   let response: HttpServerResponse.HttpServerResponse | undefined
@@ -88,7 +84,7 @@ export const layer = (servers: Servers, options?: Options) => {
   ])
   return Layer.mergeAll(
     FastRoutes.layer,
-    HttpApiBuilder.layer(BuiltApi).pipe(
+    HttpApiBuilder.layer(BuilderApi).pipe(
       Layer.provide(StoreHandlers.layer.pipe(
         Layer.provide([AuthorizationLive.layer, RequestValidationLive.layer, JsonContentTypeLive.layer])
       ))

@@ -1,20 +1,18 @@
-import { Effect, Schema } from "effect"
+import { Effect } from "effect"
 import { HttpApiBuilder, HttpApiSchema } from "effect/http-api"
 import type { OrderTransitionEvent } from "../../../domain/orders/OrderEvent.ts"
 import type { OrderId } from "../../../domain/orders/OrderId.ts"
-import { PAGE_LIMIT_DEFAULT } from "../../../domain/PetQuery.ts"
 import { OrderRepository } from "../../../ports/OrderRepository.ts"
 import { PetRepository } from "../../../ports/PetRepository.ts"
-import { Api } from "../api/Api.ts"
-import { OrderCursorParam } from "../api/PathAndQuery.ts"
+import { BuilderApi } from "./BuilderApi.ts"
 import { toHttpError } from "./HttpErrors.ts"
-import { keysetPage } from "./KeysetPage.ts"
 
-const encodeCursor = Schema.encodeSync(OrderCursorParam)
-
-/** The `store` operations, on whichever OrderRepository and PetRepository are provided. */
+/**
+ * The `store` operations FastRoutes does not serve, on whichever OrderRepository and
+ * PetRepository are provided.
+ */
 export const layer = HttpApiBuilder.group(
-  Api,
+  BuilderApi,
   "store",
   Effect.fn(function*(handlers) {
     const orders = yield* OrderRepository
@@ -23,18 +21,6 @@ export const layer = HttpApiBuilder.group(
       orders.transition(params.orderId, event).pipe(Effect.mapError(toHttpError))
 
     return handlers.handleAll({
-      listOrders: ({ query }) =>
-        Effect.gen(function*() {
-          const limit = query.limit ?? PAGE_LIMIT_DEFAULT
-          const rows = yield* orders.list({ limit: limit + 1, status: query.status, petId: query.petId, after: query.cursor })
-          return keysetPage(rows, {
-            limit,
-            path: "/v1/store/orders",
-            filters: [["status", query.status], ["petId", query.petId]],
-            cursorOf: encodeCursor
-          })
-        }).pipe(Effect.mapError(toHttpError)),
-
       placeOrder: ({ payload }) =>
         orders.place(payload.petId).pipe(
           Effect.map((order) =>
@@ -43,7 +29,6 @@ export const layer = HttpApiBuilder.group(
           Effect.mapError(toHttpError)
         ),
 
-      getOrder: ({ params }) => orders.get(params.orderId).pipe(Effect.mapError(toHttpError)),
       approveOrder: transition("approve"),
       deliverOrder: transition("deliver"),
       cancelOrder: transition("cancel"),
