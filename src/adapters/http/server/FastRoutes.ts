@@ -4,7 +4,7 @@
  * encoding of every slot, errors encoded through schemas) cost most of a request's CPU;
  * these handlers take the same steps in the same order (authorization, then input, then
  * the store), decode with the endpoints' own schemas compiled once and write the same
- * bytes, so PetsApi stays the one source of the OpenAPI document and the typed client.
+ * bytes, so the Api stays the one source of the OpenAPI document and the typed client.
  */
 import { Clock, Effect, Redacted, Result, Schema, type SchemaIssue, SchemaParser } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -35,7 +35,7 @@ const { createPet, getPet, listPets } = Api.groups.animals.endpoints
 const { getOrder, listOrders } = Api.groups.store.endpoints
 
 // The decoders HttpApiBuilder derives from each endpoint, so issues and messages match.
-// The group's endpoint map is untyped; the types are those of the schemas in PetsApi.
+// The groups' endpoint maps are untyped; the types are those of the schemas in PetsApi and StoreApi.
 const decoder = <A>(schema: Schema.Top) =>
   SchemaParser.decodeUnknownResult(schema as unknown as Schema.Decoder<A>)
 const decodeParams = decoder<{ readonly petId: PetId }>(getPet.params!)
