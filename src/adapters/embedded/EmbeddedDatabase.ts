@@ -1,16 +1,16 @@
 /**
  * The embedded database: PGlite (PostgreSQL compiled to WASM) persisted to a
- * directory, served to `@effect/sql-pg`'s PgClient through the in-process
- * bridge, so the same SQL runs here and against a PostgreSQL server. No port
- * is opened.
+ * directory and running on a thread of its own, served to `@effect/sql-pg`'s
+ * PgClient through the wire-protocol bridge, so the same SQL runs here and
+ * against a PostgreSQL server. No port is opened.
  */
-import { PGlite } from "@electric-sql/pglite"
 import { PgClient } from "@effect/sql-pg"
 import { Data, Effect, type Layer } from "effect"
 import type { SqlClient, SqlError } from "effect/sql"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { makePgliteStream } from "./PgliteBridge.ts"
+import * as PgliteThread from "./PgliteThread.ts"
 
 /** Where the embedded database lives. */
 export interface Options {
@@ -132,9 +132,9 @@ const acquireLock = (dataDir: string): Effect.Effect<string, DataDirInUseError |
   )
 }
 
-const openPglite = (dataDir: string): Effect.Effect<PGlite, EmbeddedDatabaseError> =>
+const openThread = (dataDir: string): Effect.Effect<PgliteThread.PgliteThread, EmbeddedDatabaseError> =>
   Effect.tryPromise({
-    try: () => PGlite.create(dataDir),
+    try: () => PgliteThread.open(dataDir),
     catch: (cause) =>
       new EmbeddedDatabaseError({ dataDir, message: `Cannot open the database in DATA_DIR ${dataDir}`, cause })
   })
@@ -142,7 +142,7 @@ const openPglite = (dataDir: string): Effect.Effect<PGlite, EmbeddedDatabaseErro
 /**
  * Provides `PgClient` and `SqlClient` backed by PGlite in `dataDir`, holding
  * the directory's lock for the layer's lifetime. Release closes the client,
- * then PGlite, then removes the lock.
+ * then PGlite and its thread, then removes the lock.
  */
 export const layer = (
   options: Options
@@ -153,17 +153,21 @@ export const layer = (
   PgClient.layerFrom(Effect.gen(function*() {
     const dataDir = Path.resolve(options.dataDir)
     yield* Effect.acquireRelease(acquireLock(dataDir), (lockPath) => Effect.sync(() => unlockSync(lockPath)))
-    const pglite = yield* Effect.acquireRelease(
-      openPglite(dataDir),
-      (pglite) =>
-        Effect.tryPromise(() => pglite.close()).pipe(
+    const thread = yield* Effect.acquireRelease(
+      openThread(dataDir),
+      (thread) =>
+        Effect.tryPromise(() => thread.close()).pipe(
           Effect.ignore({ log: "Warn", message: `Closing the database in DATA_DIR ${dataDir} failed` })
         )
     )
     return yield* PgClient.make({
-      stream: makePgliteStream(pglite),
+      stream: makePgliteStream(thread),
       // PGlite is one backend session: a second connection would only queue.
       maxConnections: 1,
+      // Statements of concurrent requests travel together on that connection, so
+      // the database thread runs one batch while the main thread serves HTTP and
+      // gathers the next; a transaction still has the connection to itself.
+      multiplex: true,
       // Keep that connection rather than reconnecting after idle periods.
       minConnections: 1,
       // PGlite accepts any user and has one database; the client insists on a

@@ -1,16 +1,21 @@
 /**
- * Carries the PostgreSQL wire protocol between `@effect/sql-pg` and an
- * in-process PGlite through PgClient's `stream` option, so the SQL that runs
- * against a PostgreSQL server runs unchanged against the embedded database.
- * No socket is opened.
+ * Carries the PostgreSQL wire protocol between `@effect/sql-pg` and PGlite
+ * through PgClient's `stream` option, so the SQL that runs against a
+ * PostgreSQL server runs unchanged against the embedded database. No socket is
+ * opened: whole messages go to PGlite (on its own thread, {@link PgliteThread})
+ * in batches, and its replies come back on the stream.
  *
  * PGlite is a single backend session. Every connection made through the
  * returned factory waits for its turn at that session, and hands it back reset
  * (see {@link resetSession}); give PgClient one connection, or connections
  * queue behind each other until their connect timeout.
  */
-import type { PGlite } from "@electric-sql/pglite"
 import { Duplex } from "node:stream"
+
+/** Where the messages run: PGlite, one batch at a time, in call order. */
+export interface Backend {
+  readonly exchange: (messages: Uint8Array) => Promise<Uint8Array>
+}
 
 // Request codes carried by the untyped packets a client may send before its
 // startup message (PostgreSQL protocol, "Message Formats").
@@ -73,21 +78,9 @@ const asError = (cause: unknown): Error =>
  * Makes the `stream` factory for PgClient: each call opens one connection to
  * the given, already opened, PGlite.
  */
-export const makePgliteStream = (pglite: PGlite): (() => Duplex) => {
+export const makePgliteStream = ({ exchange }: Backend): (() => Duplex) => {
   /** Settles when the connection that last claimed the session has released it. */
   let sessionReleased: Promise<void> = Promise.resolve()
-
-  /**
-   * Runs protocol messages in PGlite. `runExclusive` keeps PGlite's own query
-   * API and `close()` out while they run; a PGlite that has begun closing is
-   * refused rather than driven while it tears down.
-   */
-  const exchange = (messages: Uint8Array): Promise<Uint8Array> =>
-    pglite.runExclusive(() =>
-      pglite.ready
-        ? pglite.execProtocolRaw(messages)
-        : Promise.reject(bridgeError("PGlite is closed"))
-    )
 
   return () => {
     let pending: Buffer = Buffer.alloc(0)
@@ -104,8 +97,8 @@ export const makePgliteStream = (pglite: PGlite): (() => Duplex) => {
       release = () => {
         if (released) return
         released = true
-        // Queued behind this connection's own messages (`runExclusive` is FIFO);
-        // a failure means PGlite is closing, and then there is no session left.
+        // Queued behind this connection's own messages (exchanges run in call
+        // order); a failure means PGlite is closing, and then there is no session left.
         void previous
           .then(() => exchange(resetSession))
           .then(undefined, () => undefined)
@@ -140,16 +133,14 @@ export const makePgliteStream = (pglite: PGlite): (() => Duplex) => {
           // PGlite treats an SSLRequest as a startup packet and aborts (exit 1).
           respond(encryptionRefused)
         } else if (code === cancelRequestCode) {
-          // PGlite runs each message batch to completion on this thread, so
-          // there is never a statement left to cancel; close as a server does.
+          // PGlite runs each message batch to completion and cannot be
+          // interrupted, so there is nothing to cancel; close as a server does.
           duplex.destroy()
         } else {
           assertStartupMessage(packet)
           await claimSession()
           if (duplex.destroyed) return
-          // PGlite answers a startup packet with a view of its reused receive
-          // buffer (other replies are copies), so it has to be copied here.
-          respond(Buffer.from(await exchange(packet)))
+          respond(await exchange(packet))
           started = true
         }
       }

@@ -1,5 +1,5 @@
 import { afterAll, assert, describe, it, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { type ChildProcess, execFile, spawn } from "node:child_process"
 import * as Fs from "node:fs"
@@ -124,6 +124,26 @@ layer(EmbeddedDatabase.layer({ dataDir }), { timeout: openTimeout, excludeTestSe
         assert.strictEqual(row?.distinct, 200n)
       }))
 
+    it.effect("keeps the event loop running while a statement runs on the database thread", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        let longestGap = 0
+        let last = performance.now()
+        const ticker = setInterval(() => {
+          const now = performance.now()
+          longestGap = Math.max(longestGap, now - last)
+          last = now
+        }, 5)
+        const started = performance.now()
+        yield* sql`SELECT count(*) FROM generate_series(1, 3000000)`.pipe(
+          Effect.ensuring(Effect.sync(() => clearInterval(ticker)))
+        )
+        const took = performance.now() - started
+        // Run on the event loop, the statement would be one gap as long as itself.
+        assert.isAbove(took, 200, "the statement is long enough to tell")
+        assert.isBelow(longestGap, took / 4, `longest gap ${longestGap} ms during a ${took} ms statement`)
+      }))
+
     it.effect("refuses a second process on the same directory", () =>
       Effect.gen(function*() {
         const { code, stderr } = yield* runOtherProcess
@@ -135,6 +155,25 @@ layer(EmbeddedDatabase.layer({ dataDir }), { timeout: openTimeout, excludeTestSe
       }), openTimeout)
   }
 )
+
+describe("EmbeddedDatabase on a directory PGlite cannot open", () => {
+  it.live("fails with PostgreSQL's reason and the directory, and leaves the lock free", () =>
+    Effect.gen(function*() {
+      const badDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "animal-store-embedded-bad-"))
+      yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(badDir, { recursive: true, force: true })))
+      // A data directory of a PostgreSQL this PGlite cannot run (what else it holds does not matter).
+      Fs.writeFileSync(Path.join(badDir, "PG_VERSION"), "9\n")
+      Fs.writeFileSync(Path.join(badDir, "postgresql.conf"), "")
+      const error = yield* Layer.build(EmbeddedDatabase.layer({ dataDir: badDir })).pipe(Effect.scoped, Effect.flip)
+      assert.strictEqual(error._tag, "EmbeddedDatabaseError")
+      assert.strictEqual(error.message, `Cannot open the database in DATA_DIR ${badDir}`)
+      assert.include(
+        error._tag === "EmbeddedDatabaseError" ? String((error.cause as Error).message) : "",
+        "FATAL: database files are incompatible with server"
+      )
+      assert.isFalse(Fs.existsSync(Path.join(badDir, EmbeddedDatabase.lockFileName)))
+    }), openTimeout)
+})
 
 describe("EmbeddedDatabase after closing", () => {
   it.live("reopens the directory and sees the data", () =>

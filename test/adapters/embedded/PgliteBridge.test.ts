@@ -1,13 +1,13 @@
 /**
  * Direct tests of the PGlite wire-protocol bridge: session hand-over between
  * connections, the untyped packets before startup, malformed input,
- * `Terminate`, and batched (pipelined) messages. Clients are @effect/sql-pg's
- * own `PgConnection`/`PgClient`; where a client would never send the bytes in
+ * `Terminate`, and batched (pipelined) messages. PGlite runs on its own thread
+ * (`PgliteThread`), as in the service. Clients are @effect/sql-pg's own
+ * `PgConnection`/`PgClient`; where a client would never send the bytes in
  * question, a raw `Duplex` from `makePgliteStream` speaks the protocol.
  */
-import { PGlite } from "@electric-sql/pglite"
 import { PgClient, PgConnection } from "@effect/sql-pg"
-import { afterAll, assert, beforeAll, describe, it, vi } from "@effect/vitest"
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { Effect, Exit, Fiber, Redacted, Result, Scope } from "effect"
 import { Reactivity } from "effect/reactivity"
 import type { SqlError } from "effect/sql"
@@ -16,14 +16,17 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import type { Duplex } from "node:stream"
 import { makePgliteStream } from "../../../src/adapters/embedded/PgliteBridge.ts"
+import * as PgliteThread from "../../../src/adapters/embedded/PgliteThread.ts"
 
 // -----------------------------------------------------------------------------
-// One PGlite for the whole file (initdb on an empty directory takes seconds)
+// One database thread for the whole file
 // -----------------------------------------------------------------------------
 
 const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "animal-store-bridge-"))
-let pglite: PGlite
+let thread: PgliteThread.PgliteThread
 let bridge: () => Duplex
+/** Every batch the bridge handed to PGlite, oldest first. */
+const exchanges: Array<Uint8Array> = []
 /** Every stream the clients opened, oldest first. */
 const streams: Array<Duplex> = []
 
@@ -34,14 +37,19 @@ const openStream = (): Duplex => {
 }
 
 beforeAll(async () => {
-  pglite = await PGlite.create(dataDir)
-  await pglite.exec("CREATE TABLE bridge_animals (id serial PRIMARY KEY, name text NOT NULL)")
-  bridge = makePgliteStream(pglite)
+  thread = await PgliteThread.open(dataDir)
+  await thread.exchange(simpleQuery("CREATE TABLE bridge_animals (id serial PRIMARY KEY, name text NOT NULL)"))
+  bridge = makePgliteStream({
+    exchange: (messages) => {
+      exchanges.push(Buffer.from(messages))
+      return thread.exchange(messages)
+    }
+  })
 })
 
 afterAll(async () => {
   for (const stream of streams) stream.destroy()
-  await pglite?.close()
+  await thread?.close()
   Fs.rmSync(dataDir, { recursive: true, force: true })
 })
 
@@ -97,9 +105,11 @@ const freshClientAnswers = withClient((sql) => sql<{ readonly one: number }>`SEL
   Effect.map((rows) => rows[0]?.one)
 )
 
-/** PGlite itself still answers through its own API (a backend that died answers `[]`). */
-const pgliteAnswers = Effect.promise(() => pglite.query<{ readonly one: number }>("SELECT 1::int AS one")).pipe(
-  Effect.map((result) => result.rows)
+/** PGlite itself still answers a query sent past the bridge (a backend that died answers nothing). */
+const pgliteAnswers = Effect.promise(() => thread.exchange(simpleQuery("SELECT 1::int AS one"))).pipe(
+  Effect.map((reply) =>
+    parseBackend(Buffer.from(reply)).filter((message) => message.type === "D").map((row) => dataRowValues(row.body))
+  )
 )
 
 const causeMessage = (error: SqlError.SqlError): string =>
@@ -396,7 +406,7 @@ describe("PgliteBridge before startup", () => {
       )
       assert.deepStrictEqual(rows, [{ answer: 42 }])
       assert.deepStrictEqual(firstReplies, [Buffer.from("N")], "the client sent an SSLRequest and was refused")
-      assert.deepStrictEqual(yield* pgliteAnswers, [{ one: 1 }], "PGlite survived the SSLRequest")
+      assert.deepStrictEqual(yield* pgliteAnswers, [["1"]], "PGlite survived the SSLRequest")
 
       // Without a URL sql-pg skips the SSLRequest: the first reply is AuthenticationOk.
       firstReplies.length = 0
@@ -412,7 +422,7 @@ describe("PgliteBridge before startup", () => {
       ).pipe(Effect.flip)
       assert.strictEqual(refused.reason.message, "PgConnection: Server refused TLS")
       assert.strictEqual(yield* freshClientAnswers, 1)
-      assert.deepStrictEqual(yield* pgliteAnswers, [{ one: 1 }])
+      assert.deepStrictEqual(yield* pgliteAnswers, [["1"]])
     }))
 
   it.live("refuses GSSENCRequest and SSLRequest on one stream, then accepts its startup", () =>
@@ -431,7 +441,7 @@ describe("PgliteBridge before startup", () => {
       const row = raw.messages().find((message) => message.type === "D")
       assert.isDefined(row)
       assert.deepStrictEqual(dataRowValues(row.body), ["after two refusals"])
-      assert.deepStrictEqual(yield* pgliteAnswers, [{ one: 1 }])
+      assert.deepStrictEqual(yield* pgliteAnswers, [["1"]])
     }))
 
   it.live("closes a CancelRequest's stream at once, even while another connection holds the session", () =>
@@ -470,11 +480,8 @@ describe("PgliteBridge before startup", () => {
         duplex.write(startupPacket, () => resume(Effect.void))
       })
       assert.isAbove(duplex.readableLength, 0)
-      // PGlite reuses its receive buffer for the next protocol exchange
-      // (`query()` parses replies without it, so this speaks the protocol).
-      yield* Effect.promise(() =>
-        pglite.runExclusive(() => pglite.execProtocolRaw(simpleQuery("SELECT repeat('z', 2000) AS filler")))
-      )
+      // PGlite reuses its receive buffer for the next protocol exchange.
+      yield* Effect.promise(() => thread.exchange(simpleQuery("SELECT repeat('z', 2000) AS filler")))
       const reply = duplex.read() as Buffer | null
       assert.isNotNull(reply)
       if (reply === null) return
@@ -527,7 +534,7 @@ describe("PgliteBridge on malformed input", () => {
         yield* connection.query("COMMIT")
         yield* Scope.close(scope, Exit.void)
         assert.strictEqual(yield* freshClientAnswers, 1)
-        assert.deepStrictEqual(yield* pgliteAnswers, [{ one: 1 }])
+        assert.deepStrictEqual(yield* pgliteAnswers, [["1"]])
       }))
   }
 
@@ -565,7 +572,7 @@ describe("PgliteBridge on malformed input", () => {
         assert.strictEqual(raw.state.error?.message, message)
         assert.strictEqual(raw.state.received.length, 0)
         assert.strictEqual(yield* freshClientAnswers, 1)
-        assert.deepStrictEqual(yield* pgliteAnswers, [{ one: 1 }])
+        assert.deepStrictEqual(yield* pgliteAnswers, [["1"]])
       }))
   }
 
@@ -579,7 +586,7 @@ describe("PgliteBridge on malformed input", () => {
       yield* raw.until("the stream's error", () => raw.state.error !== undefined, 2_000)
       assert.strictEqual(raw.state.error?.message, "PgliteBridge: unsupported message type 0x57")
       assert.strictEqual(yield* freshClientAnswers, 1)
-      assert.deepStrictEqual(yield* pgliteAnswers, [{ one: 1 }])
+      assert.deepStrictEqual(yield* pgliteAnswers, [["1"]])
     }))
 
   it.live("errors a stream that sends a malformed message after startup, and releases its session", () =>
@@ -627,7 +634,7 @@ describe("PgliteBridge Terminate", () => {
       yield* Scope.close(scope, Exit.void)
       raw.state.duplex.end()
       yield* raw.until("close", () => raw.state.closed)
-      assert.deepStrictEqual(yield* pgliteAnswers, [{ one: 1 }])
+      assert.deepStrictEqual(yield* pgliteAnswers, [["1"]])
     }))
 
   it.live("treats the client's EOF like Terminate: ends its side too and frees the session", () =>
@@ -652,8 +659,7 @@ describe("PgliteBridge Terminate", () => {
 describe("PgliteBridge batched messages", () => {
   it.live("answers pipelined statements in order and fails only the one that errors", () =>
     Effect.gen(function*() {
-      const exchanges = vi.spyOn(pglite, "execProtocolRaw")
-      yield* Effect.addFinalizer(() => Effect.sync(() => exchanges.mockRestore()))
+      const exchangesBefore = exchanges.length
       const failing = 7
       const results = yield* withClient(
         (sql) =>
@@ -686,7 +692,7 @@ describe("PgliteBridge batched messages", () => {
 
       // The statements really travelled together: some exchange with PGlite
       // carried several extended-query cycles (one Sync each).
-      const syncsPerExchange = exchanges.mock.calls.map(([bytes]) => {
+      const syncsPerExchange = exchanges.slice(exchangesBefore).map((bytes) => {
         let syncs = 0
         const buffer = Buffer.from(bytes)
         for (let offset = 0; buffer.length - offset >= 5; offset += 1 + buffer.readInt32BE(offset + 1)) {
