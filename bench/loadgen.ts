@@ -1,7 +1,9 @@
 /**
- * Load generator, run as its own process so that it does not share an event loop with
- * the server it measures. node:http with a keep-alive agent and a fixed number of
- * concurrent request loops; bounded by duration and by request count. 127.0.0.1 only.
+ * Load generator of the hostile-input section (bodies by name, count-bounded runs,
+ * probes at an interval; the side-by-side HTTP section uses autocannon, cannon.ts), run
+ * as its own process so that it does not share an event loop with the server it
+ * measures. node:http with a keep-alive agent and a fixed number of concurrent request
+ * loops; bounded by duration and by request count. 127.0.0.1 only.
  *
  * Usage: node bench/loadgen.ts '<json LoadArgs>'; writes a LoadResult to args.resultPath.
  */
@@ -14,9 +16,7 @@ export interface LoadArgs {
   readonly port: number
   readonly resultPath: string
   readonly method: "GET" | "POST"
-  /** Request path; `{id}` is replaced by a pet id cycling through 1..idMax. */
   readonly path: string
-  readonly idMax?: number
   readonly body?: BodyName
   readonly headers?: Record<string, string>
   /** Concurrent request loops (each waits for its response before the next request). */
@@ -118,9 +118,8 @@ const main = async () => {
   const loop = async () => {
     while (performance.now() < end && issued < maxRequests) {
       const n = issued++
-      const path = args.idMax === undefined ? args.path : args.path.replace("{id}", String(1 + (n % args.idMax)))
       const t0 = performance.now()
-      const outcome = await once(path)
+      const outcome = await once(args.path)
       const t1 = performance.now()
       completedTotal++
       if (t0 >= measureFrom && n >= warmupRequests) {

@@ -1,77 +1,115 @@
 /**
  * `npm run bench`: the Animal Store benchmark suite.
  *
- * Every figure is reported next to a reference measured in the same run on the same
- * machine, as a ratio ("cost x ref": how many times more time, or memory, the subject
- * needs than the reference). There are no absolute thresholds and nothing here fails
- * on a slow result; this is not part of `npm test`.
+ * Every figure is reported next to a reference or a peer measured in the same run on the
+ * same machine, as a ratio. There are no absolute thresholds and nothing here fails on a
+ * slow result; this is not part of `npm test`.
  *
- * Sections (BENCH_SECTIONS=repo,http,memory,hostile picks some; all by default):
+ * Sections:
  *   repo     PetRepository adapters vs plain JS / raw SQL through the same client
- *   http     the real service (memory, embedded) vs a minimal node:http server
+ *   http     side by side over HTTP (autocannon, 50 connections, 10,000 pets in each server):
+ *            Animal Store (memory, embedded, postgres) vs the bare node:http reference (the
+ *            ceiling) and Fastify 5 peers on a Map and on PostgreSQL (bench/peers/); then
+ *            Animal Store's spawn-to-first-200 per store
+ *   scale    PostgreSQL keyset paging through the HTTP API with 10^3 and 10^6 pets: first
+ *            page vs a page 90% deep, unfiltered and by status
  *   memory   heap per 100k pets: memory adapter vs a plain Map
  *   hostile  cost of rejecting large/invalid bodies; /healthz latency under a 1 MiB flood
  *
- * Environment: BENCH_HTTP_SECONDS (measured seconds per HTTP scenario, default 4),
- * BENCH_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres; must be 127.0.0.1).
+ * Flags (npm run bench -- <flags>):
+ *   --quick          http and scale only; a 0.5 s warm-up per scenario and server, then
+ *                    2 passes of 0.25 s warm-up + 1.5 s; 1 start-up sample; 2 rounds per
+ *                    scale page (the 10^6 table stays: generate_series fills it in 5-10 s):
+ *                    4-5 minutes. The full run: all sections, a 2 s warm-up, 4 passes of
+ *                    1 s + 3 s, 3 start-up samples, 3 rounds per scale page: about 15 minutes.
+ *   --sections=a,b   run these sections (default: all; with --quick: http,scale)
+ *   --passes=N       HTTP passes per scenario and server
+ *   --seconds=N      measured seconds per HTTP run
+ * Environment: BENCH_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres; must be
+ * 127.0.0.1): the server where throwaway databases are created and dropped.
  *
- * Results: printed tables, and bench/results/latest.json.
+ * Results: printed tables, bench/results/latest.json and bench/results/latest.md.
  */
-import { PgClient } from "@effect/sql-pg"
-import { Effect, Redacted } from "effect"
-import { SqlClient } from "effect/sql"
-import type { ChildProcess } from "node:child_process"
 import { execFileSync } from "node:child_process"
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { get } from "node:http"
-import { connect } from "node:net"
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { cpus, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
+import { parseArgs } from "node:util"
 import type { BodyName } from "./bodies.ts"
+import { httpSection } from "./http.ts"
 import {
   BENCH_DIR,
   cpuMillisOf,
   fmt,
   fmtRatio,
-  freePort,
-  HOST,
   killAllSync,
-  NODE,
   ROOT,
   runNodeChild,
-  sleep,
-  spawnTracked,
   stopAll,
-  stopChild,
-  table,
-  waitExit
+  stopChild
 } from "./lib.ts"
 import type { LoadArgs, LoadResult } from "./loadgen.ts"
 import type { MemoryKind, MemoryResult } from "./memory.ts"
+import { checkPgServer, dropDatabase } from "./pg-admin.ts"
+import { makeReport } from "./report.ts"
 import type { RepositoryArgs, RepositoryResult, RepositoryRow } from "./repository.ts"
+import { scaleSection } from "./scale.ts"
+import { type Server, startReference, startService } from "./servers.ts"
 
 if (Number(process.versions.node.split(".")[0]) < 24) {
   console.error(`bench needs Node 24 (this is ${process.version}); run node_modules/.bin/node bench/run.ts`)
   process.exit(1)
 }
 
-const SECTIONS = new Set((process.env["BENCH_SECTIONS"] ?? "repo,http,memory,hostile").split(",").map((s) => s.trim()))
-const HTTP_SECONDS = Math.min(30, Math.max(1, Number(process.env["BENCH_HTTP_SECONDS"] ?? "4")))
+const { values: flags } = parseArgs({
+  options: {
+    quick: { type: "boolean", default: false },
+    sections: { type: "string" },
+    passes: { type: "string" },
+    seconds: { type: "string" }
+  }
+})
+const QUICK = flags.quick
+const ALL_SECTIONS = ["repo", "http", "scale", "memory", "hostile"]
+const SECTIONS = new Set((flags.sections ?? (QUICK ? "http,scale" : ALL_SECTIONS.join(","))).split(",").map((s) => s.trim()))
+for (const name of SECTIONS) {
+  if (!ALL_SECTIONS.includes(name)) {
+    console.error(`unknown section ${name}; sections: ${ALL_SECTIONS.join(", ")}`)
+    process.exit(2)
+  }
+}
+const positive = (text: string | undefined, fallback: number): number => {
+  const value = Number(text ?? fallback)
+  if (!Number.isFinite(value) || value <= 0) {
+    console.error(`expected a positive number, got ${text}`)
+    process.exit(2)
+  }
+  return value
+}
+const HTTP = {
+  passes: Math.round(positive(flags.passes, QUICK ? 2 : 4)),
+  seconds: positive(flags.seconds, QUICK ? 1.5 : 3),
+  warmupSeconds: QUICK ? 0.25 : 1,
+  warmupPassSeconds: QUICK ? 0.5 : 2,
+  startupSamples: QUICK ? 1 : 3
+}
+const SCALE = {
+  sizes: [1_000, 1_000_000],
+  rounds: QUICK ? 2 : 3,
+  seconds: QUICK ? 0.75 : 2,
+  warmupSeconds: QUICK ? 0.25 : 0.5
+}
 const PG_URL = process.env["BENCH_PG_URL"] ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const API_KEY = "bench-key-0123456789abcdef"
-const CONCURRENCY = 32
 
 const work = mkdtempSync(join(tmpdir(), "animal-store-bench-"))
 let resultCounter = 0
 const resultFile = (label: string) => join(work, `${++resultCounter}-${label.replace(/[^a-z0-9]+/gi, "_")}.json`)
 
 const output: Record<string, unknown> = {}
-const notes: Array<string> = []
-const say = (text: string) => process.stdout.write(`${text}\n`)
-const note = (text: string) => {
-  notes.push(text)
-  say(`  note: ${text}`)
-}
+const report = makeReport("Animal Store benchmarks")
+const say = report.say
+const note = report.note
 
 // ---------------------------------------------------------------------------------------
 // Cleanup on every path out
@@ -94,97 +132,12 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
 // ---------------------------------------------------------------------------------------
 // Helpers
 
-const tcpReachable = (host: string, port: number): Promise<boolean> =>
-  new Promise((resolve) => {
-    const socket = connect({ host, port, timeout: 1_000 })
-    const done = (ok: boolean) => {
-      socket.destroy()
-      resolve(ok)
-    }
-    socket.once("connect", () => done(true))
-    socket.once("timeout", () => done(false))
-    socket.once("error", () => done(false))
-  })
-
-const httpStatus = (port: number, path: string): Promise<number> =>
-  new Promise((resolve) => {
-    const req = get({ host: HOST, port, path, timeout: 1_000 }, (res) => {
-      res.resume()
-      res.on("end", () => resolve(res.statusCode ?? 0))
-    })
-    req.on("error", () => resolve(0))
-    req.on("timeout", () => req.destroy())
-  })
-
-interface Server {
-  readonly name: string
-  readonly port: number
-  readonly child: ChildProcess
-  readonly logPath: string | undefined
-  readonly stderr: () => string
-}
-
-const waitHealthy = async (server: Server, timeoutMs: number): Promise<void> => {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    if (server.child.exitCode !== null || server.child.signalCode !== null) {
-      throw new Error(`${server.name} exited during startup: ${server.stderr().trim().slice(-2_000)}`)
-    }
-    if ((await httpStatus(server.port, "/healthz")) === 200) return
-    await sleep(100)
-  }
-  throw new Error(`${server.name} did not answer /healthz within ${timeoutMs} ms`)
-}
-
-/** Starts `node src/main.ts` with a clean environment (no inherited DATABASE_URL etc.). */
-const startService = async (name: string, env: Record<string, string>): Promise<Server> => {
-  const port = await freePort()
-  const logPath = join(work, `${name.replace(/[^a-z0-9]+/gi, "_")}.log`)
-  const logFd = openSync(logPath, "w")
-  const child = spawnTracked(NODE, ["src/main.ts"], {
-    cwd: ROOT,
-    stdio: ["ignore", logFd, "pipe"],
-    env: {
-      PATH: process.env["PATH"] ?? "",
-      HOME: process.env["HOME"] ?? "",
-      HOST,
-      PORT: String(port),
-      API_KEYS: API_KEY,
-      ...env
-    }
-  })
-  closeSync(logFd)
-  let stderr = ""
-  child.stderr?.on("data", (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString("utf8")).slice(-8_000)
-  })
-  const server: Server = { name, port, child, logPath, stderr: () => stderr }
-  await waitHealthy(server, 30_000)
-  return server
-}
-
-const startReference = async (): Promise<Server> => {
-  const port = await freePort()
-  const child = spawnTracked(NODE, [`${BENCH_DIR}reference-server.ts`, JSON.stringify({ port, apiKeys: [API_KEY] })], {
-    cwd: ROOT,
-    stdio: ["ignore", "ignore", "pipe"]
-  })
-  let stderr = ""
-  child.stderr?.on("data", (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString("utf8")).slice(-8_000)
-  })
-  const server: Server = { name: "reference", port, child, logPath: undefined, stderr: () => stderr }
-  await waitHealthy(server, 10_000)
-  return server
-}
-
-const logLines = (server: Server): number => {
-  if (server.logPath === undefined) return 0
-  try {
-    return readFileSync(server.logPath, "utf8").split("\n").filter((line) => line !== "").length
-  } catch {
-    return 0
-  }
+/** The PostgreSQL server's admin URL when it can be used, after saying why not otherwise. */
+const usablePgUrl = async (section: string): Promise<string | undefined> => {
+  const check = await checkPgServer(PG_URL)
+  if (check.ok) return PG_URL
+  note(`${section}: PostgreSQL left out: ${check.why}`)
+  return undefined
 }
 
 type LoadSpec = Omit<LoadArgs, "port" | "resultPath">
@@ -228,20 +181,11 @@ const statusSummary = (result: LoadResult): string =>
     ...Object.entries(result.errors).map(([error, count]) => `${error}x${count}`)
   ].join(" ")
 
-const dropDatabase = (adminUrl: string, database: string) =>
-  Effect.runPromise(
-    Effect.flatMap(SqlClient.SqlClient, (sql) => sql`DROP DATABASE IF EXISTS ${sql(database)} WITH (FORCE)`).pipe(
-      Effect.provide(PgClient.layer({ url: Redacted.make(adminUrl), maxConnections: 1 })),
-      Effect.timeout("10 seconds"),
-      Effect.ignore
-    )
-  )
-
 // ---------------------------------------------------------------------------------------
 // 1. Repository throughput
 
 const repositorySection = async () => {
-  say("\n== 1. Repository throughput (sequential calls, one process; reference in the same process) ==")
+  report.heading("Repository throughput (sequential calls, one process; reference in the same process)")
   say("   memory: vs a plain Map + arrays doing the same work; embedded/postgres: vs the same SQL sent through")
   say("   the same @effect/sql-pg client without the repository (no schema decode, spans, timeout).")
   const rows: Array<RepositoryRow> = []
@@ -278,14 +222,9 @@ const repositorySection = async () => {
     dataDir: join(work, "repo-pglite")
   }, 90_000)
 
-  const pg = new URL(PG_URL)
-  if (pg.hostname !== "127.0.0.1" && pg.hostname !== "localhost") {
-    note(`postgres skipped: BENCH_PG_URL must point at 127.0.0.1 (got ${pg.hostname})`)
-    skipped.push("postgres")
-  } else if (!(await tcpReachable("127.0.0.1", Number(pg.port || 5432)))) {
-    note(`postgres skipped: nothing listens on 127.0.0.1:${pg.port || 5432}`)
-    skipped.push("postgres")
-  } else {
+  const pgUrl = await usablePgUrl("repo")
+  if (pgUrl === undefined) skipped.push("postgres")
+  else {
     const database = `animal_store_bench_${process.pid}_${Date.now().toString(36)}`
     try {
       await runAdapter({
@@ -294,17 +233,16 @@ const repositorySection = async () => {
         gets: 3_000,
         pages: 1_000,
         budgetMs: 5_000,
-        adminUrl: PG_URL,
+        adminUrl: pgUrl,
         database
       }, 90_000)
     } finally {
       // The child drops its database itself; this catches a child that was killed.
-      await dropDatabase(PG_URL, database)
+      await dropDatabase(pgUrl, database)
     }
   }
 
-  say("")
-  say(table(
+  report.table(
     ["adapter", "operation", "n", "adapter op/s", "reference op/s", "cost x ref", "round spread", "rows"],
     rows.map((row) => [
       row.adapter,
@@ -316,7 +254,7 @@ const repositorySection = async () => {
       `${fmt(row.ratioMin, 2)}-${fmt(row.ratioMax, 2)}`,
       row.subjectRows === undefined ? "" : `${row.subjectRows}/${row.referenceRows}`
     ])
-  ))
+  )
   say("   cost x ref = median over 10 interleaved rounds (ABBA order) of adapter time / reference time; 1.0x = no")
   say("   overhead. round spread = min-max of those per-round ratios: wide means a noisy run. op/s are totals.")
   say("   * = reference measured for under 20 ms in total: an order of magnitude only.")
@@ -324,114 +262,23 @@ const repositorySection = async () => {
 }
 
 // ---------------------------------------------------------------------------------------
-// 2. HTTP end to end
+// 2. HTTP side by side (http.ts) and 3. keyset paging at scale (scale.ts)
 
-interface HttpRow {
-  readonly scenario: string
-  readonly target: string
-  readonly rps: number
-  readonly p50: number
-  readonly p99: number
-  readonly requests: number
-  readonly problems: string
-  readonly serverCpuUsPerRequest: number | undefined
-  readonly clientCpuPercent: number
+const httpSectionRun = async () => {
+  output["http"] = await httpSection({ report, work, apiKey: API_KEY, pgUrl: await usablePgUrl("http"), ...HTTP })
 }
 
-const SCENARIOS: ReadonlyArray<{ readonly name: string; readonly spec: Partial<LoadSpec> & Pick<LoadSpec, "method" | "path">; readonly ok: number }> = [
-  { name: "POST /v1/pets", spec: { method: "POST", path: "/v1/pets", body: "small" }, ok: 201 },
-  { name: "GET /v1/pets?limit=20", spec: { method: "GET", path: "/v1/pets?limit=20" }, ok: 200 },
-  { name: "GET /v1/pets/{id}", spec: { method: "GET", path: "/v1/pets/{id}", idMax: 1_000 }, ok: 200 }
-]
-
-let sharedMemoryService: Server | undefined
-let sharedReference: Server | undefined
-
-const httpSection = async () => {
-  say(`\n== 2. HTTP end to end (${CONCURRENCY} keep-alive connections, 1 s warm-up + ${HTTP_SECONDS} s per scenario) ==`)
-  say("   the real service (node src/main.ts) vs bench/reference-server.ts (node:http + Map, same routes and JSON);")
-  say("   the load generator is a separate node process on the same 2 shared cores.")
-  const memory = await startService("service memory", { STORE: "memory" })
-  sharedMemoryService = memory
-  const quiet = await startService("service memory LOG_LEVEL=warn", { STORE: "memory", LOG_LEVEL: "warn" })
-  const dataDir = join(work, "http-pglite")
-  const embedded = await startService("service embedded", { STORE: "embedded", DATA_DIR: dataDir })
-  const reference = await startReference()
-  sharedReference = reference
-  const targets = [memory, quiet, embedded, reference]
-  const rows: Array<HttpRow> = []
-
-  // Scenario-major order: every target runs each scenario within the same minute or so.
-  for (const scenario of SCENARIOS) {
-    for (const target of targets) {
-      say(`   ${scenario.name} -> ${target.name}`)
-      const run = await runLoad(target, `${target.name}-${scenario.name}`, {
-        concurrency: CONCURRENCY,
-        durationMs: (HTTP_SECONDS + 1) * 1_000,
-        warmupMs: 1_000,
-        timeoutMs: 5_000,
-        headers: { authorization: `Bearer ${API_KEY}` },
-        ...scenario.spec
-      })
-      rows.push({
-        scenario: scenario.name,
-        target: target.name,
-        rps: run.result.rps,
-        p50: run.result.latencyMs.p50,
-        p99: run.result.latencyMs.p99,
-        requests: run.result.requests,
-        problems: nonOk(run.result, (status) => status === scenario.ok),
-        serverCpuUsPerRequest: run.serverCpuUsPerRequest,
-        clientCpuPercent: (100 * run.result.clientCpuMs) / run.result.windowMs
-      })
-    }
-  }
-
-  const refOf = (scenario: string) => rows.find((row) => row.scenario === scenario && row.target === "reference")
-  say("")
-  say(table(
-    ["scenario", "target", "req/s", "p50 ms", "p99 ms", "srv CPU us/req", "loadgen CPU", "non-2xx/err", "cost x ref (1/rps)", "p50 x ref", "p99 x ref", "CPU/req x ref"],
-    rows.map((row) => {
-      const ref = refOf(row.scenario)
-      const isRef = row.target === "reference"
-      return [
-        row.scenario,
-        row.target,
-        fmt(row.rps),
-        fmt(row.p50),
-        fmt(row.p99),
-        fmt(row.serverCpuUsPerRequest),
-        `${fmt(row.clientCpuPercent, 2)}%`,
-        row.problems,
-        isRef || ref === undefined ? "" : fmtRatio(ref.rps / row.rps),
-        isRef || ref === undefined ? "" : fmtRatio(row.p50 / ref.p50),
-        isRef || ref === undefined ? "" : fmtRatio(row.p99 / ref.p99),
-        isRef || ref === undefined || row.serverCpuUsPerRequest === undefined || ref.serverCpuUsPerRequest === undefined
-          ? ""
-          : fmtRatio(row.serverCpuUsPerRequest / ref.serverCpuUsPerRequest)
-      ]
-    })
-  ))
-  say("   srv CPU us/req = server process user+sys CPU / requests it completed (10 ms /proc resolution); it is")
-  say("   less sensitive to the shared cores than req/s. loadgen CPU near 100% means the generator, not the")
-  say("   server, may be the limit (most likely for the reference).")
-  const logs = { memory: logLines(memory), quiet: logLines(quiet), embedded: logLines(embedded) }
-  const served = (name: string) => rows.filter((row) => row.target === name).reduce((sum, row) => sum + row.requests, 0)
-  say(`   service stdout log lines: memory ${logs.memory} (~${fmt(logs.memory / Math.max(1, served(memory.name)), 2)} per measured request),`)
-  say(`   memory LOG_LEVEL=warn ${logs.quiet}, embedded ${logs.embedded}.`)
-  output["http"] = { concurrency: CONCURRENCY, seconds: HTTP_SECONDS, rows, logLines: logs }
-
-  await stopChild(quiet.child)
-  await stopChild(embedded.child)
-  const code = await waitExit(embedded.child)
-  if (code !== 0) note(`embedded service exited with ${code} on SIGTERM: ${embedded.stderr().trim().slice(-500)}`)
+const scaleSectionRun = async () => {
+  const pgUrl = await usablePgUrl("scale")
+  if (pgUrl === undefined) return
+  output["scale"] = await scaleSection({ report, work, apiKey: API_KEY, pgUrl, ...SCALE })
 }
 
 // ---------------------------------------------------------------------------------------
-// 3. Memory
+// 4. Memory
 
 const memorySection = async () => {
-  say("\n== 3. Memory: heap retained by 100,000 pets (separate --expose-gc process per structure) ==")
+  report.heading("Memory: heap retained by 100,000 pets (separate --expose-gc process per structure)")
   const count = 100_000
   const kinds: ReadonlyArray<MemoryKind> = ["plainMap", "plainIndexed", "adapter"]
   const results: Array<MemoryResult> = []
@@ -453,8 +300,7 @@ const memorySection = async () => {
     plainIndexed: "plain objects in the adapter's 3 indexes",
     adapter: "memory adapter (Pet instances + indexes)"
   }
-  say("")
-  say(table(
+  report.table(
     ["structure", "pets", "heap MB", "bytes/pet", "cost x ref", "build ms"],
     results.map((r) => [
       label[r.kind],
@@ -464,13 +310,13 @@ const memorySection = async () => {
       reference === undefined ? "" : fmtRatio(r.heapUsedBytes / reference.heapUsedBytes),
       fmt(r.buildMs)
     ])
-  ))
+  )
   say("   heap MB = heapUsed after 4 forced GCs, minus the same before building; names (~10 chars) included.")
   output["memory"] = results
 }
 
 // ---------------------------------------------------------------------------------------
-// 4. Hostile input
+// 5. Hostile input
 
 const HOSTILE_BODIES: ReadonlyArray<{ readonly body: BodyName; readonly label: string; readonly n: number; readonly expect: number }> = [
   { body: "small", label: "small valid create (~50 B)", n: 400, expect: 201 },
@@ -482,9 +328,9 @@ const HOSTILE_BODIES: ReadonlyArray<{ readonly body: BodyName; readonly label: s
 ]
 
 const hostileSection = async () => {
-  say("\n== 4. Hostile input (one connection, sequential requests; memory store) ==")
-  const service = sharedMemoryService ?? await startService("service memory", { STORE: "memory" })
-  const reference = sharedReference ?? await startReference()
+  report.heading("Hostile input (one connection, sequential requests; memory store)")
+  const service = await startService({ name: "service memory", work, apiKey: API_KEY, env: { STORE: "memory" } })
+  const reference = await startReference(API_KEY)
   const targets = [service, reference]
   interface BodyRow {
     readonly target: string
@@ -526,8 +372,7 @@ const hostileSection = async () => {
     }
   }
   const find = (target: string, body: BodyName) => rows.find((row) => row.target === target && row.body === body)
-  say("")
-  say(table(
+  report.table(
     ["target", "body", "expected", "got", "p50 ms", "p99 ms", "srv CPU us/req", "p50 x small create", "p50 x ref (same body)", "CPU/req x ref"],
     rows.map((row) => {
       const small = find(row.target, "small")
@@ -548,7 +393,7 @@ const hostileSection = async () => {
           : fmtRatio(row.serverCpuUsPerRequest / ref.serverCpuUsPerRequest)
       ]
     })
-  ))
+  )
   say("   got = status x count (or client error x count: a 413 sent before the 1 MiB upload finishes may")
   say("   surface as EPIPE/ECONNRESET). srv CPU us/req is coarse for these small counts (10 ms ticks).")
 
@@ -611,8 +456,7 @@ const hostileSection = async () => {
     })
   }
   const idleOf = (target: string) => floodRows.find((row) => row.target === target && row.phase === "idle")
-  say("")
-  say(table(
+  report.table(
     ["target", "/healthz probe (every 10 ms)", "probes", "p50 ms", "p99 ms", "max ms", "failed", "p99 x idle", "flood outcome"],
     floodRows.map((row) => {
       const idle = idleOf(row.target)
@@ -628,9 +472,11 @@ const hostileSection = async () => {
         row.flood
       ]
     })
-  ))
+  )
   say("   Three processes (server, flooder, prober) share 2 cores here, so part of any slowdown is scheduling.")
   output["hostile"] = { bodies: rows, flood: floodRows }
+  await stopChild(service.child)
+  await stopChild(reference.child)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -646,13 +492,15 @@ const gitRevision = (): string | undefined => {
 const main = async () => {
   const started = Date.now()
   const loadBefore = loadavg()
-  say(`Animal Store benchmarks - node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? "?"}),`)
+  say(`Animal Store benchmarks${QUICK ? " (--quick)" : ""} - node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? "?"}),`)
   say(`load average ${loadBefore.map((l) => l.toFixed(2)).join(" ")}. Ratios compare against references measured in this run.`)
+  say(`Sections: ${[...SECTIONS].join(", ")}${QUICK ? " (--quick leaves out the others unless --sections names them)" : ""}.`)
   const errors: Record<string, string> = {}
   const sectionSeconds: Record<string, number> = {}
   const sections: ReadonlyArray<readonly [string, () => Promise<void>]> = [
     ["repo", repositorySection],
-    ["http", httpSection],
+    ["http", httpSectionRun],
+    ["scale", scaleSectionRun],
     ["memory", memorySection],
     ["hostile", hostileSection]
   ]
@@ -666,7 +514,7 @@ const main = async () => {
         say(`   (${name}: ${sectionSeconds[name].toFixed(0)} s)`)
       } catch (error) {
         errors[name] = error instanceof Error ? error.message : String(error)
-        say(`\n!! section ${name} failed: ${errors[name]}`)
+        report.say(`\n!! section ${name} failed: ${errors[name]}`)
       }
     }
   } finally {
@@ -684,17 +532,21 @@ const main = async () => {
       git: gitRevision(),
       elapsedSeconds: elapsed,
       sectionSeconds,
-      sections: [...SECTIONS]
+      sections: [...SECTIONS],
+      quick: QUICK,
+      http: HTTP,
+      scale: SCALE
     },
     ...output,
-    notes,
+    notes: report.notes(),
     errors
   }
+  say(`\nDone in ${elapsed.toFixed(0)} s; load average now ${loadavg().map((l) => l.toFixed(2)).join(" ")}.`)
   const dir = join(BENCH_DIR, "results")
   mkdirSync(dir, { recursive: true })
   writeFileSync(join(dir, "latest.json"), JSON.stringify(results, null, 2) + "\n")
-  say(`\nDone in ${elapsed.toFixed(0)} s; load average now ${loadavg().map((l) => l.toFixed(2)).join(" ")}.`)
-  say(`Results written to bench/results/latest.json`)
+  writeFileSync(join(dir, "latest.md"), report.markdown())
+  process.stdout.write("Results written to bench/results/latest.json and bench/results/latest.md\n")
   if (Object.keys(errors).length > 0) process.exitCode = 1
 }
 

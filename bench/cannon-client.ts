@@ -1,0 +1,52 @@
+/**
+ * The orchestrator's handle on the autocannon process (cannon.ts): one process for the
+ * whole section, one run at a time over IPC.
+ */
+import type { ChildProcess } from "node:child_process"
+import type { CannonArgs, CannonReply, CannonRequest, CannonResult } from "./cannon.ts"
+import { BENCH_DIR, NODE, ROOT, spawnTracked, stopChild } from "./lib.ts"
+
+export interface LoadGenerator {
+  readonly run: (args: CannonArgs) => Promise<CannonResult>
+  readonly stop: () => Promise<void>
+}
+
+export const startLoadGenerator = (): LoadGenerator => {
+  const child: ChildProcess = spawnTracked(NODE, [`${BENCH_DIR}cannon.ts`], {
+    cwd: ROOT,
+    stdio: ["ignore", "ignore", "pipe", "ipc"]
+  })
+  let stderr = ""
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString("utf8")).slice(-4_000)
+  })
+  let nextId = 0
+  const run = (args: CannonArgs): Promise<CannonResult> =>
+    new Promise((resolve, reject) => {
+      const id = ++nextId
+      // Longest a run may take: its duration, a 10 s request timeout, and slack.
+      const deadline = setTimeout(() => {
+        cleanup()
+        reject(new Error(`load generator did not answer within ${args.seconds + 30} s: ${stderr.trim().slice(-500)}`))
+      }, (args.seconds + 30) * 1_000)
+      const onMessage = (reply: CannonReply) => {
+        if (reply.id !== id) return
+        cleanup()
+        if ("error" in reply) reject(new Error(`load generator: ${reply.error}`))
+        else resolve(reply.result)
+      }
+      const onExit = (code: number | null) => {
+        cleanup()
+        reject(new Error(`load generator exited (${code}): ${stderr.trim().slice(-500)}`))
+      }
+      const cleanup = () => {
+        clearTimeout(deadline)
+        child.off("message", onMessage)
+        child.off("exit", onExit)
+      }
+      child.on("message", onMessage)
+      child.once("exit", onExit)
+      child.send({ id, args } satisfies CannonRequest)
+    })
+  return { run, stop: () => stopChild(child) }
+}

@@ -1,0 +1,157 @@
+/**
+ * The servers under test, each started as its own process with a clean environment:
+ * Animal Store (`node src/main.ts`), the bare node:http reference, and the Fastify peers.
+ * Every process is tracked by lib.ts and stopped at the end of the run.
+ */
+import type { ChildProcess } from "node:child_process"
+import { closeSync, openSync, readFileSync } from "node:fs"
+import { get } from "node:http"
+import { join } from "node:path"
+import { BENCH_DIR, freePort, HOST, NODE, ROOT, sleep, spawnTracked, stopChild } from "./lib.ts"
+
+export interface Server {
+  readonly name: string
+  readonly port: number
+  readonly child: ChildProcess
+  /** performance.now() when the process was spawned. */
+  readonly spawnedAt: number
+  readonly logPath: string | undefined
+  readonly stderr: () => string
+}
+
+/** Status of one GET (0 when nothing answered). */
+export const httpStatus = (port: number, path: string, headers: Record<string, string> = {}): Promise<number> =>
+  new Promise((resolve) => {
+    const req = get({ host: HOST, port, path, headers, timeout: 1_000, agent: false }, (res) => {
+      res.resume()
+      res.on("end", () => resolve(res.statusCode ?? 0))
+    })
+    req.on("error", () => resolve(0))
+    req.on("timeout", () => req.destroy())
+  })
+
+/**
+ * Polls `path` until it answers 200 and returns the milliseconds since the process was
+ * spawned. Polls every 5 ms: a refused connection costs well under that.
+ */
+export const waitFor200 = async (
+  server: Server,
+  path: string,
+  headers: Record<string, string>,
+  timeoutMs: number
+): Promise<number> => {
+  const deadline = server.spawnedAt + timeoutMs
+  while (performance.now() < deadline) {
+    if (server.child.exitCode !== null || server.child.signalCode !== null) {
+      throw new Error(`${server.name} exited during startup: ${diagnostics(server)}`)
+    }
+    if ((await httpStatus(server.port, path, headers)) === 200) return performance.now() - server.spawnedAt
+    await sleep(5)
+  }
+  throw new Error(`${server.name} did not answer 200 on ${path} within ${timeoutMs} ms`)
+}
+
+/**
+ * Waits until the server answers the API itself: Animal Store's /healthz says 200 as
+ * soon as the port is open, before its store is ready (everything else is 503 until then).
+ */
+const serving = async (server: Server, apiKey: string, timeoutMs: number): Promise<Server> => {
+  try {
+    await waitFor200(server, "/v1/pets?limit=1", { authorization: `Bearer ${apiKey}` }, timeoutMs)
+    return server
+  } catch (error) {
+    // One that never got there must not go on using the cores the others are measured on.
+    await stopChild(server.child)
+    throw error
+  }
+}
+
+const spawnServer = (
+  name: string,
+  args: ReadonlyArray<string>,
+  port: number,
+  env: NodeJS.ProcessEnv,
+  logPath: string | undefined
+): Server => {
+  const logFd = logPath === undefined ? "ignore" : openSync(logPath, "w")
+  const spawnedAt = performance.now()
+  const child = spawnTracked(NODE, args, { cwd: ROOT, stdio: ["ignore", logFd, "pipe"], env })
+  if (typeof logFd === "number") closeSync(logFd)
+  let stderr = ""
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString("utf8")).slice(-8_000)
+  })
+  return { name, port, child, spawnedAt, logPath, stderr: () => stderr }
+}
+
+const baseEnv = (): NodeJS.ProcessEnv => ({ PATH: process.env["PATH"] ?? "", HOME: process.env["HOME"] ?? "" })
+
+/**
+ * Spawns `node src/main.ts` (no inherited DATABASE_URL etc.) without waiting for it;
+ * stdout, the request log, goes to a file in `work`.
+ */
+export const spawnService = async (
+  options: { readonly name: string; readonly work: string; readonly apiKey: string; readonly env: Record<string, string> }
+): Promise<Server> => {
+  const port = await freePort()
+  const logPath = join(options.work, `${options.name.replace(/[^a-z0-9]+/gi, "_")}-${port}.log`)
+  return spawnServer(options.name, ["src/main.ts"], port, {
+    ...baseEnv(),
+    HOST,
+    PORT: String(port),
+    API_KEYS: options.apiKey,
+    ...options.env
+  }, logPath)
+}
+
+export const startService = async (
+  options: { readonly name: string; readonly work: string; readonly apiKey: string; readonly env: Record<string, string> }
+): Promise<Server> => {
+  return serving(await spawnService(options), options.apiKey, 90_000)
+}
+
+export const startReference = async (apiKey: string): Promise<Server> => {
+  const port = await freePort()
+  const server = spawnServer(
+    "reference (node:http)",
+    [`${BENCH_DIR}reference-server.ts`, JSON.stringify({ port, apiKeys: [apiKey] })],
+    port,
+    baseEnv(),
+    undefined
+  )
+  return serving(server, apiKey, 10_000)
+}
+
+export const startFastify = async (
+  options: { readonly name: string; readonly apiKey: string; readonly store: "map" | "pg"; readonly databaseUrl?: string }
+): Promise<Server> => {
+  const port = await freePort()
+  const args = { port, apiKeys: [options.apiKey], store: options.store, databaseUrl: options.databaseUrl }
+  const server = spawnServer(options.name, [`${BENCH_DIR}peers/fastify-server.ts`, JSON.stringify(args)], port, baseEnv(), undefined)
+  return serving(server, options.apiKey, 20_000)
+}
+
+/** Lines the service wrote to stdout (its request log). */
+export const logLines = (server: Server): number => {
+  if (server.logPath === undefined) return 0
+  try {
+    return readFileSync(server.logPath, "utf8").split("\n").filter((line) => line !== "").length
+  } catch {
+    return 0
+  }
+}
+
+/** What a server said about trouble: its stderr and its last warning or error log lines. */
+export const diagnostics = (server: Server): string => {
+  let warnings: Array<string> = []
+  if (server.logPath !== undefined) {
+    try {
+      warnings = readFileSync(server.logPath, "utf8").split("\n").filter((line) => /"level":"(WARN|ERROR|FATAL)"/.test(line))
+    } catch {
+      warnings = []
+    }
+  }
+  const said = [server.stderr().trim().slice(-600), ...warnings.slice(-3).map((line) => line.slice(0, 600))]
+    .filter((text) => text !== "")
+  return said.length === 0 ? "(nothing on stderr, no warning in its log)" : said.join(" | ")
+}
