@@ -121,6 +121,13 @@ describe("the store area over HTTP", () => {
     }
   )
 
+  it("accepts quantity 1, as classic petstore clients send it", async () => {
+    const server = await seeded()
+    const result = await server.call("POST", "/v1/store/orders", { headers: JSON_AUTH, body: `{"petId":1,"quantity":1}` })
+    expect(result.status).toBe(201)
+    expect(result.json).toMatchObject({ petId: 1, quantity: 1 })
+  })
+
   it("a pet has at most one open order: the second is 409 pet_not_available", async () => {
     const server = await seeded()
     expect((await place(server, 1)).status).toBe(201)
@@ -141,6 +148,7 @@ describe("the store area over HTTP", () => {
     ["a string petId", `{"petId":"1"}`, "petId"],
     ["a petId beyond int64", `{"petId":9223372036854775808}`, "petId"],
     ["quantity 2", `{"petId":1,"quantity":2}`, "quantity"],
+    ["quantity 1.0", `{"petId":1,"quantity":1.0}`, "quantity"],
     ["malformed JSON", `{"petId":`, ""]
   ])("refuses %s with 400 naming the field, storing nothing", async (_, body, field) => {
     const server = await seeded()

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { Schema, SchemaTransformation } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { OrderQuantity } from "../../../domain/orders/Order.ts"
 import { OrderId } from "../../../domain/orders/OrderId.ts"
@@ -21,11 +21,23 @@ import { LimitParam, OrderCursorParam, OrderIdParam, PetIdParam } from "./PathAn
 import { MAX_BODY_VALUES } from "./PetsApi.ts"
 import { RequestValidation } from "./RequestValidation.ts"
 
+/**
+ * `quantity` on the wire. The lossless JSON reader turns every integer into a bigint, so
+ * the wire side is an integer like the int64 fields, narrowed to the domain's number 1.
+ */
+const QuantityJson = jsonInt64(Schema.BigInt).pipe(
+  Schema.decodeTo(
+    OrderQuantity,
+    // OrderQuantity checks what decode returns; the cast only states the type it checks for.
+    SchemaTransformation.transform({ decode: (wire: bigint) => Number(wire) as 1, encode: (quantity: 1) => BigInt(quantity) })
+  )
+)
+
 /** An order on the wire: int64 fields as bare JSON integers, times as RFC 3339 UTC strings. */
 export const OrderJson = Schema.Struct({
   id: jsonInt64(OrderId),
   petId: jsonInt64(PetId),
-  quantity: OrderQuantity,
+  quantity: QuantityJson,
   status: OrderStatus,
   complete: Schema.Boolean,
   createdAt: Schema.DateTimeUtcFromString,
@@ -38,7 +50,7 @@ export const OrdersJson = Schema.Array(OrderJson).annotate({ identifier: "Orders
 /** The placeOrder body. Unknown keys are ignored, as for pets. */
 export const NewOrderJson = Schema.Struct({
   petId: jsonInt64(PetId),
-  quantity: Schema.optionalKey(OrderQuantity)
+  quantity: Schema.optionalKey(QuantityJson)
 })
 
 /** Pets by status, and those without one. */

@@ -67,6 +67,27 @@ layer(Server)("AnimalStoreClient against the real server", (it) => {
       }
     }))
 
+  it.effect("orders a pet, moves the order, and meets the typed 409s", () =>
+    Effect.gen(function*() {
+      const client = yield* clientWith(KEY)
+      const { body: pet } = yield* client.animals.createPet({
+        payload: { name: PetName.make("Ordered"), categoryId: CategoryId.make(1n), status: "available" }
+      })
+      const { body: order, headers } = yield* client.store.placeOrder({ payload: { petId: pet.id } })
+      assert.strictEqual(order.petId, pet.id)
+      assert.strictEqual(order.status, "placed")
+      assert.strictEqual(headers.location, `/v1/store/orders/${order.id}`)
+      const again = yield* Effect.flip(client.store.placeOrder({ payload: { petId: pet.id } }))
+      assert.strictEqual(again._tag, "PetNotAvailableConflict")
+      const delivered = yield* Effect.flip(client.store.deliverOrder({ params: { orderId: order.id } }))
+      assert.strictEqual(delivered._tag, "InvalidTransition")
+      const cancelled = yield* client.store.cancelOrder({ params: { orderId: order.id } })
+      assert.strictEqual(cancelled.status, "cancelled")
+      assert.deepStrictEqual(yield* client.store.getOrder({ params: { orderId: order.id } }), cancelled)
+      const inventory = yield* client.store.getInventory()
+      assert.isAtLeast(inventory.available, 1)
+    }))
+
   it.effect("a wrong key fails with the typed Unauthorized error", () =>
     Effect.gen(function*() {
       const client = yield* clientWith("wrong")
