@@ -8,10 +8,7 @@ export const OrderStatus = Schema.Literals(["placed", "approved", "delivered", "
 /** A value of {@link OrderStatus}. */
 export type OrderStatus = typeof OrderStatus.Type
 
-/** The statuses of an open order: at most one per pet. */
-export const OPEN_ORDER_STATUSES: ReadonlyArray<OrderStatus> = ["placed", "approved"]
-
-/** Whether an order in `status` is still open. */
+/** Whether an order in `status` is still open: a pet has at most one open order. */
 export const isOpen = (status: OrderStatus): boolean => status === "placed" || status === "approved"
 
 /** The classic petstore's `complete` flag: set exactly when the order is delivered. */
