@@ -8,7 +8,7 @@
  * rather than its histogram, which keeps whole milliseconds only and 2xx answers only.
  */
 import autocannon from "autocannon"
-import { percentile, prng } from "./lib.ts"
+import { type LatencyMs, percentile, prng } from "./lib.ts"
 import { type PlannedRequest, type RequestSource, SCENARIOS, type ScenarioName } from "./scenarios.ts"
 
 export interface CannonArgs {
@@ -30,13 +30,7 @@ export interface CannonResult {
   readonly sent: number
   readonly seconds: number
   readonly rps: number
-  readonly latencyMs: {
-    readonly p50: number
-    readonly p90: number
-    readonly p99: number
-    readonly max: number
-    readonly mean: number
-  }
+  readonly latencyMs: LatencyMs
   readonly statuses: Record<string, number>
   /** Connection errors and timeouts, as autocannon counts them. */
   readonly errors: number

@@ -245,3 +245,12 @@ export const prng = (seed: number): (() => number) => {
 export const STATUSES = ["available", "pending", "sold", undefined] as const
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** Latency percentiles of a load run, in milliseconds. */
+export interface LatencyMs {
+  readonly p50: number
+  readonly p90: number
+  readonly p99: number
+  readonly max: number
+  readonly mean: number
+}

@@ -10,7 +10,7 @@
 import { writeFileSync } from "node:fs"
 import { Agent, request } from "node:http"
 import { BODIES, type BodyName } from "./bodies.ts"
-import { percentile } from "./lib.ts"
+import { type LatencyMs, percentile } from "./lib.ts"
 
 export interface LoadArgs {
   readonly port: number
@@ -43,13 +43,7 @@ export interface LoadResult {
   readonly completedTotal: number
   readonly windowMs: number
   readonly rps: number
-  readonly latencyMs: {
-    readonly p50: number
-    readonly p90: number
-    readonly p99: number
-    readonly max: number
-    readonly mean: number
-  }
+  readonly latencyMs: LatencyMs
   readonly statuses: Record<string, number>
   readonly errors: Record<string, number>
   /** CPU time this process used while measuring (user + system). */
