@@ -5,7 +5,8 @@ import {
   HttpServerRequest,
   HttpServerResponse
 } from "effect/http"
-import { Internal, MethodNotAllowed, NotFound, PayloadTooLarge, UnsupportedMediaType } from "../api/ApiErrors.ts"
+import { Internal, MethodNotAllowed, NotFound, PayloadTooLarge } from "../api/ApiErrors.ts"
+import { unsupportedMediaType } from "../api/JsonContentType.ts"
 import type { Route, RouteTable } from "./RouteTable.ts"
 
 /**
@@ -52,12 +53,7 @@ const toJsonError = (request: HttpServerRequest.HttpServerRequest, response: Htt
     case 413:
       return errorResponse(tooLarge, kept)
     case 415:
-      return errorResponse(
-        new UnsupportedMediaType({
-          message: `content-type ${request.headers["content-type"] ?? "(none)"} is not supported; send application/json`
-        }),
-        kept
-      )
+      return errorResponse(unsupportedMediaType(request.headers["content-type"]), kept)
     default:
       return response.status >= 500
         ? errorResponse(new Internal({ message: "internal error" }), kept)

@@ -21,7 +21,8 @@ import { ApiKeys } from "../../../ports/ApiKeys.ts"
 import { OrderRepository } from "../../../ports/OrderRepository.ts"
 import { PetRepository } from "../../../ports/PetRepository.ts"
 import { Api } from "../api/Api.ts"
-import { AUTH_REALM, UnsupportedMediaType } from "../api/ApiErrors.ts"
+import { AUTH_REALM } from "../api/ApiErrors.ts"
+import { isJsonContentType, unsupportedMediaType } from "../api/JsonContentType.ts"
 import { CursorParam, OrderCursorParam } from "../api/PathAndQuery.ts"
 import type { NewPetJson } from "../api/PetsApi.ts"
 import { OrderJson } from "../api/StoreApi.ts"
@@ -77,22 +78,12 @@ const petJson = (pet: Pet) => {
 const json = (body: unknown, status: number, headers: Record<string, string>) =>
   HttpServerResponse.text(JSON.stringify(body), { status, contentType: "application/json", headers })
 
-// JsonContentType's test: application/json, with or without parameters such as charset.
-const JSON_MEDIA_TYPE = /^application\/json\s*(?:;|$)/i
-
 // HttpApi's own payload lookup then needs exactly this media type once normalized.
 const isJsonMediaType = (contentType: string) => {
   const normalized = contentType.toLowerCase().trim()
   const index = normalized.indexOf(";")
   return (index === -1 ? normalized : normalized.slice(0, index).trim()) === "application/json"
 }
-
-const unsupported = (contentType: string | undefined) =>
-  errorResponse(
-    new UnsupportedMediaType({
-      message: `content-type ${contentType ?? "(none)"} is not supported; send application/json`
-    })
-  )
 
 /** What the router provides a route's handler. */
 type RouteServices = HttpServerRequest.HttpServerRequest | HttpServerRequest.ParsedSearchParams | HttpRouter.RouteContext
@@ -156,8 +147,8 @@ export const layer = HttpRouter.use(Effect.fnUntraced(function*(router) {
   const create = Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const contentType = request.headers["content-type"]
-    if (contentType === undefined || !JSON_MEDIA_TYPE.test(contentType) || !isJsonMediaType(contentType)) {
-      return unsupported(contentType)
+    if (!isJsonContentType(contentType) || !isJsonMediaType(contentType)) {
+      return errorResponse(unsupportedMediaType(contentType))
     }
     // A body that cannot be read (too large, cut off) is the framework's to answer, as under HttpApi.
     const bytes = new Uint8Array(yield* Effect.orDie(request.arrayBuffer))
