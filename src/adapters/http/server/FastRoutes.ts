@@ -121,14 +121,13 @@ export const layer = HttpRouter.use(Effect.fnUntraced(function*(router) {
     return yield* orErrorResponse(Effect.map(
       pets.list({ limit: limit + 1, status: query.status, after: query.cursor }),
       (rows) => {
-        const { body, headers } = keysetPage(rows, {
+        const { link, page } = keysetPage(rows, {
           limit,
           path: "/v1/pets",
           filters: [["status", query.status]],
           cursorOf: encodeCursor
         })
-        const { link } = headers as { readonly link?: string }
-        return json(body.map(petJson), 200, link === undefined ? {} : { link })
+        return json(page.map(petJson), 200, link === undefined ? {} : { link })
       }
     ))
   })
@@ -168,14 +167,13 @@ export const layer = HttpRouter.use(Effect.fnUntraced(function*(router) {
     return yield* orErrorResponse(Effect.map(
       orders.list({ limit: limit + 1, status: query.status, petId: query.petId, after: query.cursor }),
       (rows) => {
-        const { body, headers } = keysetPage(rows, {
+        const { link, page } = keysetPage(rows, {
           limit,
           path: "/v1/store/orders",
           filters: [["status", query.status], ["petId", query.petId]],
           cursorOf: encodeOrderCursor
         })
-        const { link } = headers as { readonly link?: string }
-        return json(body.map((order) => encodeOrder(order)), 200, link === undefined ? {} : { link })
+        return json(page.map((order) => encodeOrder(order)), 200, link === undefined ? {} : { link })
       }
     ))
   })

@@ -1,10 +1,8 @@
-import { HttpApiSchema } from "effect/http-api"
-
 /**
  * A page of a keyset listing from `rows`, fetched with one row more than `limit`: that
- * extra row says whether a next page exists without a count query. When it does, the
- * `Link: <...>; rel="next"` header repeats the query's filters (`filters`, in order) with
- * the last id of the page as cursor.
+ * extra row says whether a next page exists without a count query. When it does, `link`
+ * is the `Link: <...>; rel="next"` header value, repeating the query's filters
+ * (`filters`, in order) with the last id of the page as cursor.
  */
 export const keysetPage = <A extends { readonly id: bigint }>(
   rows: ReadonlyArray<A>,
@@ -14,12 +12,12 @@ export const keysetPage = <A extends { readonly id: bigint }>(
     readonly filters: ReadonlyArray<readonly [name: string, value: string | bigint | undefined]>
     readonly cursorOf: (id: A["id"]) => string
   }
-) => {
+): { readonly page: ReadonlyArray<A>; readonly link: string | undefined } => {
   const page = rows.slice(0, options.limit)
   const last = page[page.length - 1]
-  if (rows.length <= options.limit || last === undefined) return HttpApiSchema.withHeaders({ body: page, headers: {} })
+  if (rows.length <= options.limit || last === undefined) return { page, link: undefined }
   const next = new URLSearchParams({ limit: String(options.limit) })
   for (const [name, value] of options.filters) if (value !== undefined) next.set(name, String(value))
   next.set("cursor", options.cursorOf(last.id))
-  return HttpApiSchema.withHeaders({ body: page, headers: { link: `<${options.path}?${next}>; rel="next"` } })
+  return { page, link: `<${options.path}?${next}>; rel="next"` }
 }
