@@ -1,4 +1,4 @@
-import { Effect, Schema } from "effect"
+import { type Cause, Effect, Schema } from "effect"
 import { HttpApiSchema } from "effect/http-api"
 
 /** The realm every 401 challenge names (RFC 6750). */
@@ -8,15 +8,19 @@ export const AUTH_REALM = "animal-store"
 export const ERROR_STATUS = {
   invalid_request: 400,
   unauthorized: 401,
+  forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,
   pet_not_available: 409,
   invalid_transition: 409,
+  idempotency_key_in_use: 409,
   gone: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
   expectation_failed: 417,
+  idempotency_key_reused: 422,
+  rate_limited: 429,
   request_header_fields_too_large: 431,
   internal: 500,
   service_unavailable: 503
@@ -46,14 +50,26 @@ const fields = <const Code extends string, const Status extends number>(code: Co
 })
 const errorFields = <const Code extends ErrorCode>(code: Code) => fields(code, ERROR_STATUS[code])
 
-/** 400: the request is malformed or breaks a rule; the message names the field. */
-export class InvalidRequest extends Schema.Error<InvalidRequest>("InvalidRequest")(
-  errorFields("invalid_request"),
-  { httpApiStatus: ERROR_STATUS.invalid_request }
-) {
-  /** Discriminates the error for `Effect.catchTag`; not part of the JSON body. */
-  readonly _tag = "InvalidRequest" as const
+/**
+ * The error class of one row of {@link ERROR_STATUS}: its body is `{code, message, status}`
+ * and HttpApi answers it with that status. `_tag` discriminates it for `Effect.catchTag`
+ * and is not part of the body.
+ */
+const ApiError = <Self>() => <const Tag extends string, const Code extends ErrorCode>(tag: Tag, code: Code) => {
+  // Each subclass below fixes Self; Schema.Error's missing-Self check cannot see that through a type parameter.
+  const Base = Schema.Error<Self>(tag)(errorFields(code), { httpApiStatus: ERROR_STATUS[code] }) as unknown as Schema.Class<
+    Self,
+    Schema.Struct<ReturnType<typeof errorFields<Code>>>,
+    Cause.YieldableError
+  >
+  class ApiError extends Base {
+    readonly _tag: Tag = tag
+  }
+  return ApiError
 }
+
+/** 400: the request is malformed or breaks a rule; the message names the field. */
+export class InvalidRequest extends ApiError<InvalidRequest>()("InvalidRequest", "invalid_request") {}
 
 /** 401 without the challenge header; see {@link UnauthorizedResponse}. */
 export class Unauthorized extends Schema.Error<Unauthorized>("Unauthorized")({
@@ -90,110 +106,56 @@ export const UnauthorizedResponse = Unauthorized.pipe(
   )
 )
 
+/** 403: the key is valid but its scope does not allow the operation (a `read` key on a write). */
+export class Forbidden extends ApiError<Forbidden>()("Forbidden", "forbidden") {}
+
 /** 404: no such pet or order (or no such route). */
-export class NotFound extends Schema.Error<NotFound>("NotFound")(
-  errorFields("not_found"),
-  { httpApiStatus: ERROR_STATUS.not_found }
-) {
-  /** Discriminates the error for `Effect.catchTag`; not part of the JSON body. */
-  readonly _tag = "NotFound" as const
-}
+export class NotFound extends ApiError<NotFound>()("NotFound", "not_found") {}
 
 /** 405: the path exists but not for this method; the response carries `Allow`. */
-export class MethodNotAllowed extends Schema.Error<MethodNotAllowed>("MethodNotAllowed")(
-  errorFields("method_not_allowed"),
-  { httpApiStatus: ERROR_STATUS.method_not_allowed }
-) {
-  /** Discriminates the error for `Effect.catchTag`; not part of the JSON body. */
-  readonly _tag = "MethodNotAllowed" as const
-}
+export class MethodNotAllowed extends ApiError<MethodNotAllowed>()("MethodNotAllowed", "method_not_allowed") {}
 
 /** 408: the request did not arrive in time (headers or the whole request); the connection is closed. */
-export class RequestTimeout extends Schema.Error<RequestTimeout>("RequestTimeout")(
-  errorFields("request_timeout"),
-  { httpApiStatus: ERROR_STATUS.request_timeout }
-) {
-  /** Discriminates the error for `Effect.catchTag`; not part of the JSON body. */
-  readonly _tag = "RequestTimeout" as const
-}
-
-/** 410: the operation passed its sunset date and is withdrawn. */
-export class Gone extends Schema.Error<Gone>("Gone")(
-  errorFields("gone"),
-  { httpApiStatus: ERROR_STATUS.gone }
-) {
-  /** Discriminates the error for `Effect.catchTag`; not part of the JSON body. */
-  readonly _tag = "Gone" as const
-}
-
-/** 413: the request body is larger than the service accepts. */
-export class PayloadTooLarge extends Schema.Error<PayloadTooLarge>("PayloadTooLarge")(
-  errorFields("payload_too_large"),
-  { httpApiStatus: ERROR_STATUS.payload_too_large }
-) {
-  /** Discriminates the error for `Effect.catchTag`; not part of the JSON body. */
-  readonly _tag = "PayloadTooLarge" as const
-}
-
-/** 415: the request body is not declared as JSON. */
-export class UnsupportedMediaType extends Schema.Error<UnsupportedMediaType>("UnsupportedMediaType")(
-  errorFields("unsupported_media_type"),
-  { httpApiStatus: ERROR_STATUS.unsupported_media_type }
-) {
-  /** Discriminates the error for `Effect.catchTag`; not part of the JSON body. */
-  readonly _tag = "UnsupportedMediaType" as const
-}
-
-/** 417: an `Expect` header other than `100-continue`. */
-export class ExpectationFailed extends Schema.Error<ExpectationFailed>("ExpectationFailed")(
-  errorFields("expectation_failed"),
-  { httpApiStatus: ERROR_STATUS.expectation_failed }
-) {
-  /** Discriminates the error for `Effect.catchTag`; not part of the JSON body. */
-  readonly _tag = "ExpectationFailed" as const
-}
-
-/** 431: the request headers are too large or too many; the connection is closed. */
-export class RequestHeaderFieldsTooLarge extends Schema.Error<RequestHeaderFieldsTooLarge>("RequestHeaderFieldsTooLarge")(
-  errorFields("request_header_fields_too_large"),
-  { httpApiStatus: ERROR_STATUS.request_header_fields_too_large }
-) {
-  /** Discriminates the error for `Effect.catchTag`; not part of the JSON body. */
-  readonly _tag = "RequestHeaderFieldsTooLarge" as const
-}
-
-/** 500: a bug. The message never carries internals; the log has the details. */
-export class Internal extends Schema.Error<Internal>("Internal")(
-  errorFields("internal"),
-  { httpApiStatus: ERROR_STATUS.internal }
-) {
-  /** Discriminates the error for `Effect.catchTag`; not part of the JSON body. */
-  readonly _tag = "Internal" as const
-}
+export class RequestTimeout extends ApiError<RequestTimeout>()("RequestTimeout", "request_timeout") {}
 
 /** 409: an order can be placed only for an available pet. */
-export class PetNotAvailableConflict extends Schema.Error<PetNotAvailableConflict>("PetNotAvailableConflict")(
-  errorFields("pet_not_available"),
-  { httpApiStatus: ERROR_STATUS.pet_not_available }
-) {
-  /** Discriminates the error for `Effect.catchTag`; not part of the JSON body. */
-  readonly _tag = "PetNotAvailableConflict" as const
-}
+export class PetNotAvailableConflict
+  extends ApiError<PetNotAvailableConflict>()("PetNotAvailableConflict", "pet_not_available")
+{}
 
 /** 409: the order's state does not allow the transition; the message names the state. */
-export class InvalidTransition extends Schema.Error<InvalidTransition>("InvalidTransition")(
-  errorFields("invalid_transition"),
-  { httpApiStatus: ERROR_STATUS.invalid_transition }
-) {
-  /** Discriminates the error for `Effect.catchTag`; not part of the JSON body. */
-  readonly _tag = "InvalidTransition" as const
-}
+export class InvalidTransition extends ApiError<InvalidTransition>()("InvalidTransition", "invalid_transition") {}
+
+/** 409: a request with the same `Idempotency-Key` is still being processed. */
+export class IdempotencyKeyInUse extends ApiError<IdempotencyKeyInUse>()("IdempotencyKeyInUse", "idempotency_key_in_use") {}
+
+/** 410: the operation passed its sunset date and is withdrawn. */
+export class Gone extends ApiError<Gone>()("Gone", "gone") {}
+
+/** 413: the request body is larger than the service accepts. */
+export class PayloadTooLarge extends ApiError<PayloadTooLarge>()("PayloadTooLarge", "payload_too_large") {}
+
+/** 415: the request body is not declared as JSON. */
+export class UnsupportedMediaType
+  extends ApiError<UnsupportedMediaType>()("UnsupportedMediaType", "unsupported_media_type")
+{}
+
+/** 417: an `Expect` header other than `100-continue`. */
+export class ExpectationFailed extends ApiError<ExpectationFailed>()("ExpectationFailed", "expectation_failed") {}
+
+/** 422: an `Idempotency-Key` already used with a different request body. */
+export class IdempotencyKeyReused extends ApiError<IdempotencyKeyReused>()("IdempotencyKeyReused", "idempotency_key_reused") {}
+
+/** 429: the key (or, without a valid key, the client address) is over its rate limit. */
+export class RateLimited extends ApiError<RateLimited>()("RateLimited", "rate_limited") {}
+
+/** 431: the request headers are too large or too many; the connection is closed. */
+export class RequestHeaderFieldsTooLarge
+  extends ApiError<RequestHeaderFieldsTooLarge>()("RequestHeaderFieldsTooLarge", "request_header_fields_too_large")
+{}
+
+/** 500: a bug. The message never carries internals; the log has the details. */
+export class Internal extends ApiError<Internal>()("Internal", "internal") {}
 
 /** 503: the store is unreachable or too slow right now; retrying later may succeed. */
-export class ServiceUnavailable extends Schema.Error<ServiceUnavailable>("ServiceUnavailable")(
-  errorFields("service_unavailable"),
-  { httpApiStatus: ERROR_STATUS.service_unavailable }
-) {
-  /** Discriminates the error for `Effect.catchTag`; not part of the JSON body. */
-  readonly _tag = "ServiceUnavailable" as const
-}
+export class ServiceUnavailable extends ApiError<ServiceUnavailable>()("ServiceUnavailable", "service_unavailable") {}
