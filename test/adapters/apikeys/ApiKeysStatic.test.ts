@@ -1,10 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Redacted } from "effect"
+import { Effect, Option, Redacted } from "effect"
 import * as ApiKeysStatic from "../../../src/adapters/apikeys/ApiKeysStatic.ts"
 import { ApiKeys } from "../../../src/ports/ApiKeys.ts"
 
 const verify = (accepted: ReadonlyArray<string>, presented: string) =>
   Effect.flatMap(ApiKeys, (keys) => keys.verify(Redacted.make(presented))).pipe(
+    Effect.map(Option.isSome),
     Effect.provide(ApiKeysStatic.layer(accepted.map((key) => Redacted.make(key))))
   )
 
@@ -26,5 +27,20 @@ describe("ApiKeysStatic", () => {
     Effect.gen(function*() {
       assert.isFalse(yield* verify([], ""))
       assert.isFalse(yield* verify([], "anything"))
+    }))
+
+  it.effect("identifies each key as a write caller with a stable id that does not reveal the key", () =>
+    Effect.gen(function*() {
+      const callers = yield* Effect.all(["alpha", "beta", "alpha"].map((presented) =>
+        Effect.flatMap(ApiKeys, (keys) => keys.verify(Redacted.make(presented))).pipe(
+          Effect.map(Option.getOrThrow),
+          Effect.provide(ApiKeysStatic.layer([Redacted.make("alpha"), Redacted.make("beta")]))
+        )
+      ))
+      assert.deepStrictEqual(callers.map((caller) => caller.scope), ["write", "write", "write"])
+      assert.strictEqual(callers[0]!.keyId, callers[2]!.keyId)
+      assert.notStrictEqual(callers[0]!.keyId, callers[1]!.keyId)
+      assert.match(callers[0]!.keyId, /^env-[0-9a-f]{12}$/)
+      assert.notInclude(callers[0]!.keyId, "alpha")
     }))
 })

@@ -1,11 +1,11 @@
-import { Effect, Layer, Redacted } from "effect"
+import { Effect, Layer, Option, Redacted } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { Unauthorized } from "../../../domain/Errors.ts"
 import { ApiKeys } from "../../../ports/ApiKeys.ts"
-import { Authorization } from "../api/Authorization.ts"
+import { Authorization, CurrentCaller } from "../api/Authorization.ts"
 import { toHttpError } from "./HttpErrors.ts"
 
-/** Checks the bearer key of every /v1 request against the ApiKeys port. */
+/** Checks the bearer key of every /v1 request against the ApiKeys port and provides its caller. */
 export const layer: Layer.Layer<Authorization, never, ApiKeys> = Layer.effect(
   Authorization,
   Effect.gen(function*() {
@@ -16,10 +16,9 @@ export const layer: Layer.Layer<Authorization, never, ApiKeys> = Layer.effect(
         // A header that is present but unusable (wrong scheme, empty) counts as an invalid token.
         const sent = request.headers["authorization"] !== undefined
         if (!sent) return yield* Effect.fail(toHttpError(new Unauthorized({ credential: "missing" })))
-        if (Redacted.value(credential) === "" || !(yield* keys.verify(credential))) {
-          return yield* Effect.fail(toHttpError(new Unauthorized({ credential: "invalid" })))
-        }
-        return yield* httpEffect
+        const caller = Redacted.value(credential) === "" ? Option.none() : yield* keys.verify(credential)
+        if (Option.isNone(caller)) return yield* Effect.fail(toHttpError(new Unauthorized({ credential: "invalid" })))
+        return yield* Effect.provideService(httpEffect, CurrentCaller, caller.value)
       })
     })
   })

@@ -6,7 +6,7 @@
  * the store), decode with the endpoints' own schemas compiled once and write the same
  * bytes, so the Api stays the one source of the OpenAPI document and the typed client.
  */
-import { Clock, Effect, Redacted, Result, Schema, type SchemaIssue, SchemaParser } from "effect"
+import { Clock, Effect, Option, Redacted, Result, Schema, type SchemaIssue, SchemaParser } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiSecurity } from "effect/http-api"
 import { Gone, InvalidInput, Unauthorized } from "../../../domain/Errors.ts"
@@ -22,6 +22,7 @@ import { OrderRepository } from "../../../ports/OrderRepository.ts"
 import { PetRepository } from "../../../ports/PetRepository.ts"
 import { Api } from "../api/Api.ts"
 import { AUTH_REALM } from "../api/ApiErrors.ts"
+import { CurrentCaller } from "../api/Authorization.ts"
 import { isJsonContentType, unsupportedMediaType } from "../api/JsonContentType.ts"
 import { CursorParam, OrderCursorParam } from "../api/PathAndQuery.ts"
 import type { NewPetJson } from "../api/PetsApi.ts"
@@ -101,14 +102,17 @@ export const layer = HttpRouter.use(Effect.fnUntraced(function*(router) {
   // The Authorization middleware's steps and span: no input is looked at for an unknown
   // caller. A plain span, not Effect.fn: this is no service method, and Effect.fn captures
   // a stack trace on every call.
-  const bearerAuth = (handler: Effect.Effect<HttpServerResponse.HttpServerResponse, never, RouteServices>) =>
+  const bearerAuth = (
+    handler: Effect.Effect<HttpServerResponse.HttpServerResponse, never, RouteServices | CurrentCaller>
+  ) =>
     Effect.withSpan(
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
         if (request.headers["authorization"] === undefined) return unauthorized("missing")
         const credential = yield* decodeBearer
-        if (Redacted.value(credential) === "" || !(yield* keys.verify(credential))) return unauthorized("invalid")
-        return yield* handler
+        const caller = Redacted.value(credential) === "" ? Option.none() : yield* keys.verify(credential)
+        if (Option.isNone(caller)) return unauthorized("invalid")
+        return yield* Effect.provideService(handler, CurrentCaller, caller.value)
       }),
       "Authorization.bearerAuth"
     )

@@ -1,0 +1,2 @@
+export * from "./Caller.ts"
+export * from "./KeyScope.ts"
