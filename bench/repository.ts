@@ -9,7 +9,7 @@
  * Usage (from bench/run.ts): node bench/repository.ts '<json RepositoryArgs>'
  * Writes a RepositoryResult as JSON to args.resultPath.
  */
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { PgClient } from "@effect/sql-pg"
 import { Cause, Effect, Exit, Layer, Redacted, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"

@@ -87,16 +87,35 @@ const spawnServer = (
 const baseEnv = (): NodeJS.ProcessEnv => ({ PATH: process.env["PATH"] ?? "", HOME: process.env["HOME"] ?? "" })
 
 /**
- * Spawns `node src/main.ts` (no inherited DATABASE_URL etc.) without waiting for it;
- * stdout, the request log, goes to a file in `work`.
+ * What `npm start` runs (`NAME=value … node <flags> src/main.ts`), read from package.json so
+ * that the benchmark measures the service as operators start it, node flags included.
+ */
+const startScript = (() => {
+  const script: string = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts.start
+  const words = script.trim().split(/\s+/)
+  const nodeAt = words.indexOf("node")
+  if (nodeAt === -1 || words.slice(0, nodeAt).some((word) => !word.includes("="))) {
+    throw new Error(`cannot read the start script: ${script}`)
+  }
+  const env = Object.fromEntries(words.slice(0, nodeAt).map((word) => {
+    const [name, ...value] = word.split("=")
+    return [name!, value.join("=")]
+  }))
+  return { env, args: words.slice(nodeAt + 1) }
+})()
+
+/**
+ * Spawns the service as `npm start` does (no inherited DATABASE_URL etc.) without waiting
+ * for it; stdout, the request log, goes to a file in `work`.
  */
 export const spawnService = async (
   options: { readonly name: string; readonly work: string; readonly apiKey: string; readonly env: Record<string, string> }
 ): Promise<Server> => {
   const port = await freePort()
   const logPath = join(options.work, `${options.name.replace(/[^a-z0-9]+/gi, "_")}-${port}.log`)
-  return spawnServer(options.name, ["src/main.ts"], port, {
+  return spawnServer(options.name, startScript.args, port, {
     ...baseEnv(),
+    ...startScript.env,
     HOST,
     PORT: String(port),
     API_KEYS: options.apiKey,

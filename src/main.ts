@@ -2,8 +2,7 @@
  * The composition root: reads the configuration, picks the adapters and serves the
  * HTTP API. The only module that chooses adapters.
  */
-import { NodeRuntime } from "@effect/platform-node"
-import { PgClient } from "@effect/sql-pg"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import {
   Cause,
   Config,
@@ -21,16 +20,12 @@ import {
 import { HttpRouter } from "effect/http"
 import { randomBytes } from "node:crypto"
 import * as ApiKeysStatic from "./adapters/apikeys/ApiKeysStatic.ts"
-import * as EmbeddedDatabase from "./adapters/embedded/EmbeddedDatabase.ts"
 import * as HttpApp from "./adapters/http/server/HttpApp.ts"
 import * as NodeServer from "./adapters/http/server/NodeServer.ts"
 import { ROUTER_CONFIG } from "./adapters/http/server/RouteTable.ts"
-import * as StoreMemory from "./adapters/memory/StoreMemory.ts"
 import * as JsonLogLines from "./adapters/observability/JsonLogLines.ts"
 import * as StoreMetrics from "./adapters/observability/StoreMetrics.ts"
 import * as Tracing from "./adapters/observability/Tracing.ts"
-import * as OrderRepositorySql from "./adapters/postgres/OrderRepositorySql.ts"
-import * as PetRepositorySql from "./adapters/postgres/PetRepositorySql.ts"
 import { AppConfig } from "./AppConfig.ts"
 import { InvalidInput } from "./domain/Errors.ts"
 
@@ -38,31 +33,37 @@ import { InvalidInput } from "./domain/Errors.ts"
 const repositories = (config: AppConfig) =>
   Layer.mergeAll(StoreMetrics.petRepository, StoreMetrics.orderRepository).pipe(Layer.provide(store(config)))
 
-const store = (config: AppConfig) => {
+// Each store's modules are loaded only when it is picked: the memory store never loads
+// the PostgreSQL driver, and neither loads PGlite.
+const store = (config: AppConfig) => Layer.unwrap(Effect.promise(async () => {
+  if (config.store === "memory") return (await import("./adapters/memory/StoreMemory.ts")).layer
+  const [PetRepositorySql, OrderRepositorySql] = await Promise.all([
+    import("./adapters/postgres/PetRepositorySql.ts"),
+    import("./adapters/postgres/OrderRepositorySql.ts")
+  ])
   const options = { timeout: config.databaseStatementTimeout }
   const sql = Layer.mergeAll(PetRepositorySql.layer(options), OrderRepositorySql.layer(options))
-  switch (config.store) {
-    case "memory":
-      return StoreMemory.layer
-    case "embedded":
-      return sql.pipe(Layer.provide(EmbeddedDatabase.layer({ dataDir: config.dataDir })))
-    case "postgres":
-      return Layer.unwrap(Effect.map(
-        Effect.fromOption(config.databaseUrl).pipe(
-          Effect.mapError(() => new Error("STORE=postgres needs DATABASE_URL"))
-        ),
-        (url) =>
-        sql.pipe(Layer.provide(PgClient.layer({
-          url,
-          maxConnections: config.databasePoolSize,
-          connectTimeout: config.databaseConnectTimeout,
-          // The server gives up on a statement at the same bound the adapter waits for it.
-          startupParameters: {
-            statement_timeout: String(Duration.toMillis(config.databaseStatementTimeout))
-          }
-        })))))
+  if (config.store === "embedded") {
+    const EmbeddedDatabase = await import("./adapters/embedded/EmbeddedDatabase.ts")
+    return sql.pipe(Layer.provide(EmbeddedDatabase.layer({ dataDir: config.dataDir })))
   }
-}
+  const { PgClient } = await import("@effect/sql-pg")
+  return Layer.unwrap(Effect.map(
+    Effect.fromOption(config.databaseUrl).pipe(
+      Effect.mapError(() => new Error("STORE=postgres needs DATABASE_URL"))
+    ),
+    (url) =>
+      sql.pipe(Layer.provide(PgClient.layer({
+        url,
+        maxConnections: config.databasePoolSize,
+        connectTimeout: config.databaseConnectTimeout,
+        // The server gives up on a statement at the same bound the adapter waits for it.
+        startupParameters: {
+          statement_timeout: String(Duration.toMillis(config.databaseStatementTimeout))
+        }
+      })))
+  ))
+}))
 
 // With no key configured, a run still has to be usable: make one up and say it once.
 const apiKeys = (config: AppConfig) =>

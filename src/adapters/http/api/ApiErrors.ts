@@ -52,20 +52,22 @@ const errorFields = <const Code extends ErrorCode>(code: Code) => fields(code, E
 
 /**
  * The error class of one row of {@link ERROR_STATUS}: its body is `{code, message, status}`
- * and HttpApi answers it with that status. `_tag` discriminates it for `Effect.catchTag`
- * and is not part of the body.
+ * and HttpApi answers it with that status. `_tag` discriminates it for `Effect.catchTag`;
+ * it sits on the prototype, so it is not part of the body.
  */
-const ApiError = <Self>() => <const Tag extends string, const Code extends ErrorCode>(tag: Tag, code: Code) => {
+const ApiError = <Self>() =>
+<const Tag extends string, const Code extends ErrorCode>(
+  tag: Tag,
+  code: Code
+): Schema.Class<Self, Schema.Struct<ReturnType<typeof errorFields<Code>>>, Cause.YieldableError & { readonly _tag: Tag }> => {
   // Each subclass below fixes Self; Schema.Error's missing-Self check cannot see that through a type parameter.
-  const Base = Schema.Error<Self>(tag)(errorFields(code), { httpApiStatus: ERROR_STATUS[code] }) as unknown as Schema.Class<
+  const base = Schema.Error<Self>(tag)(errorFields(code), { httpApiStatus: ERROR_STATUS[code] }) as unknown as Schema.Class<
     Self,
     Schema.Struct<ReturnType<typeof errorFields<Code>>>,
-    Cause.YieldableError
+    Cause.YieldableError & { readonly _tag: Tag }
   >
-  class ApiError extends Base {
-    readonly _tag: Tag = tag
-  }
-  return ApiError
+  Object.defineProperty(base.prototype, "_tag", { value: tag })
+  return base
 }
 
 /** 400: the request is malformed or breaks a rule; the message names the field. */

@@ -26,7 +26,7 @@
  *   `Connection: close`, requests arriving after that get 503, and the close completes
  *   as soon as the accepted requests are answered, or at the grace period at the latest.
  */
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Duration } from "effect"
 import * as Http from "node:http"
 import type { Socket } from "node:net"
