@@ -9,6 +9,7 @@ import { Data, Effect, type Layer } from "effect"
 import type { SqlClient, SqlError } from "effect/sql"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
+import * as EmbeddedMaintenance from "./EmbeddedMaintenance.ts"
 import { makePgliteStream } from "./PgliteBridge.ts"
 import * as PgliteThread from "./PgliteThread.ts"
 
@@ -141,8 +142,9 @@ const openThread = (dataDir: string): Effect.Effect<PgliteThread.PgliteThread, E
 
 /**
  * Provides `PgClient` and `SqlClient` backed by PGlite in `dataDir`, holding
- * the directory's lock for the layer's lifetime. Release closes the client,
- * then PGlite and its thread, then removes the lock.
+ * the directory's lock for the layer's lifetime, and keeps its statistics and
+ * free space up to date (EmbeddedMaintenance). Release closes the client, then
+ * PGlite and its thread, then removes the lock.
  */
 export const layer = (
   options: Options
@@ -160,7 +162,7 @@ export const layer = (
           Effect.ignore({ log: "Warn", message: `Closing the database in DATA_DIR ${dataDir} failed` })
         )
     )
-    return yield* PgClient.make({
+    const client = yield* PgClient.make({
       stream: makePgliteStream(thread),
       // PGlite is one backend session: a second connection would only queue.
       maxConnections: 1,
@@ -175,4 +177,6 @@ export const layer = (
       username: "postgres",
       database: "postgres"
     })
+    yield* Effect.forkScoped(EmbeddedMaintenance.run(client))
+    return client
   }))
