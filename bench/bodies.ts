@@ -26,21 +26,18 @@ const integers = (size: number): string => {
 export const BODIES = {
   /** A small valid createPet body. */
   small: () => JSON.stringify({ name: "Rex", categoryId: 1, status: "available" }),
-  /** 60 KiB, valid JSON, the name far over 255 characters: rejected by the name schema. */
-  longName60k: () => padTo(60 * KIB, (pad) => `{"name":"${pad}","categoryId":1}`),
-  /** 60 KiB of JSON that never closes its string: rejected by the JSON parser at the very end. */
-  malformed60k: () => padTo(60 * KIB, (pad) => `{"name":"x","categoryId":1,"pad":"${pad}`),
-  /** 60 KiB: ~8,500 integer literals (each one revived into a BigInt), then a bad categoryId. */
-  manyInts60k: () => {
-    const body = `{"name":"x","categoryId":"not a number","pad":${integers(60 * KIB - 60)}}`
-    return body
-  },
-  /** 60 KiB: arrays nested ~30,000 deep (a recursion hazard for revivers), and no categoryId. */
-  deepNesting60k: () => {
-    const depth = Math.floor((60 * KIB - 30) / 2)
+  /** 4 KiB (the service's body limit), valid JSON, the name far over 255 characters: rejected by the name schema. */
+  longName4k: () => padTo(4 * KIB, (pad) => `{"name":"${pad}","categoryId":1}`),
+  /** 4 KiB of JSON that never closes its string: rejected by the JSON parser at the very end. */
+  malformed4k: () => padTo(4 * KIB, (pad) => `{"name":"x","categoryId":1,"pad":"${pad}`),
+  /** 4 KiB: ~570 integer literals (a BigInt each to a lossless reviver), then a bad categoryId. */
+  manyInts4k: () => `{"name":"x","categoryId":"not a number","pad":${integers(4 * KIB - 60)}}`,
+  /** 4 KiB: arrays nested ~2,000 deep (a recursion hazard for revivers), and no categoryId. */
+  deepNesting4k: () => {
+    const depth = Math.floor((4 * KIB - 30) / 2)
     return `{"name":"x","pad":${"[".repeat(depth)}${"]".repeat(depth)}}`
   },
-  /** 1 MiB of valid-looking JSON: over the 64 KiB limit, answered 413. */
+  /** 1 MiB of valid-looking JSON: over both servers' limits, answered 413. */
   huge1m: () => padTo(1024 * KIB, (pad) => `{"name":"x","categoryId":1,"pad":"${pad}"}`)
 } as const
 

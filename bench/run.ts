@@ -320,10 +320,10 @@ const memorySection = async () => {
 
 const HOSTILE_BODIES: ReadonlyArray<{ readonly body: BodyName; readonly label: string; readonly n: number; readonly expect: number }> = [
   { body: "small", label: "small valid create (~50 B)", n: 400, expect: 201 },
-  { body: "longName60k", label: "60 KiB: 61k-char name", n: 150, expect: 400 },
-  { body: "malformed60k", label: "60 KiB: unterminated JSON", n: 150, expect: 400 },
-  { body: "manyInts60k", label: "60 KiB: ~8.6k integers, bad field", n: 150, expect: 400 },
-  { body: "deepNesting60k", label: "60 KiB: arrays nested 30k deep", n: 150, expect: 400 },
+  { body: "longName4k", label: "4 KiB: 4k-char name", n: 300, expect: 400 },
+  { body: "malformed4k", label: "4 KiB: unterminated JSON", n: 300, expect: 400 },
+  { body: "manyInts4k", label: "4 KiB: ~570 integers, bad field", n: 300, expect: 400 },
+  { body: "deepNesting4k", label: "4 KiB: arrays nested 2k deep", n: 300, expect: 400 },
   { body: "huge1m", label: "1 MiB body", n: 100, expect: 413 }
 ]
 
