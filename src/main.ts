@@ -28,21 +28,32 @@ import * as StoreMetrics from "./adapters/observability/StoreMetrics.ts"
 import * as Tracing from "./adapters/observability/Tracing.ts"
 import { AppConfig } from "./AppConfig.ts"
 import { InvalidInput } from "./domain/Errors.ts"
+import { IdempotentCreates } from "./ports/IdempotentCreates.ts"
 
-// Both ports, measured, over one store: an order and its pet change together.
+// Both ports, measured, over one store: an order and its pet change together. The
+// answers of idempotent creates are kept in that store too, in the creates' transactions.
 const repositories = (config: AppConfig) =>
-  Layer.mergeAll(StoreMetrics.petRepository, StoreMetrics.orderRepository).pipe(Layer.provide(store(config)))
+  Layer.mergeAll(
+    StoreMetrics.petRepository,
+    StoreMetrics.orderRepository,
+    Layer.effect(IdempotentCreates, Effect.service(IdempotentCreates))
+  ).pipe(Layer.provide(store(config)))
 
 // Each store's modules are loaded only when it is picked: the memory store never loads
 // the PostgreSQL driver, and neither loads PGlite.
 const store = (config: AppConfig) => Layer.unwrap(Effect.promise(async () => {
   if (config.store === "memory") return (await import("./adapters/memory/StoreMemory.ts")).layer
-  const [PetRepositorySql, OrderRepositorySql] = await Promise.all([
+  const [PetRepositorySql, OrderRepositorySql, IdempotentCreatesSql] = await Promise.all([
     import("./adapters/postgres/PetRepositorySql.ts"),
-    import("./adapters/postgres/OrderRepositorySql.ts")
+    import("./adapters/postgres/OrderRepositorySql.ts"),
+    import("./adapters/postgres/IdempotentCreatesSql.ts")
   ])
   const options = { timeout: config.databaseStatementTimeout }
-  const sql = Layer.mergeAll(PetRepositorySql.layer(options), OrderRepositorySql.layer(options))
+  const sql = Layer.mergeAll(
+    PetRepositorySql.layer(options),
+    OrderRepositorySql.layer(options),
+    IdempotentCreatesSql.layer(options)
+  )
   if (config.store === "embedded") {
     const EmbeddedDatabase = await import("./adapters/embedded/EmbeddedDatabase.ts")
     return sql.pipe(Layer.provide(EmbeddedDatabase.layer({ dataDir: config.dataDir })))

@@ -1,6 +1,9 @@
 import { Context, Effect, Layer } from "effect"
+import type { IdempotentCreates } from "../../ports/IdempotentCreates.ts"
 import { OrderRepository } from "../../ports/OrderRepository.ts"
 import { PetRepository } from "../../ports/PetRepository.ts"
+import type { IdempotencyOptions } from "../idempotency/IdempotencyOptions.ts"
+import * as IdempotentCreatesMemory from "./IdempotentCreatesMemory.ts"
 import * as OrderRepositoryMemory from "./OrderRepositoryMemory.ts"
 import { OrderTable } from "./OrderTable.ts"
 import * as PetRepositoryMemory from "./PetRepositoryMemory.ts"
@@ -8,16 +11,26 @@ import { PetTable } from "./PetTable.ts"
 
 /**
  * The whole in-memory store: a PetRepository and an OrderRepository over one set of
- * tables, so that placing an order is seen by the pet catalogue at once.
+ * tables, so that placing an order is seen by the pet catalogue at once, and the
+ * IdempotentCreates that keeps the answers of their creates.
  *
  * The tables are plain values handed to both repositories when the layer is built,
  * not a service in the context: `PetRepositoryMemory.layer` stays a self-contained
  * `Layer<PetRepository>` for hosts that want only the catalogue, and no internal tag
  * appears in any public layer's type.
  */
-export const layer: Layer.Layer<PetRepository | OrderRepository> = Layer.effectContext(Effect.sync(() => {
-  const pets = new PetTable()
-  return Context.make(PetRepository, PetRepositoryMemory.fromTable(pets)).pipe(
-    Context.add(OrderRepository, OrderRepositoryMemory.fromTables(pets, new OrderTable()))
+export const layerWith = (
+  options: IdempotencyOptions
+): Layer.Layer<PetRepository | OrderRepository | IdempotentCreates> =>
+  Layer.merge(
+    Layer.effectContext(Effect.sync(() => {
+      const pets = new PetTable()
+      return Context.make(PetRepository, PetRepositoryMemory.fromTable(pets)).pipe(
+        Context.add(OrderRepository, OrderRepositoryMemory.fromTables(pets, new OrderTable()))
+      )
+    })),
+    IdempotentCreatesMemory.layer(options)
   )
-}))
+
+/** The in-memory store with keys kept for 24 hours. */
+export const layer: Layer.Layer<PetRepository | OrderRepository | IdempotentCreates> = layerWith({})

@@ -60,12 +60,69 @@ export const loader = Migrator.fromRecord({
     // Keyset pages by status walk (status, id), by pet (pet_id, id); the latter also serves the foreign key.
     yield* sql`CREATE INDEX orders_status_id ON orders (status, id)`
     yield* sql`CREATE INDEX orders_pet_id_id ON orders (pet_id, id)`
+  }),
+  // The answers of creates sent with an Idempotency-Key, per API key (key_id) and key,
+  // written in the create's own transaction. Only 2xx and 4xx answers are kept; rows older
+  // than the retention window are ignored, then deleted (created_at index). The key
+  // format is IdempotencyKey's: 1–255 visible ASCII characters.
+  "0005_create_idempotency_keys": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`
+      CREATE TABLE idempotency_keys (
+        key_id text NOT NULL,
+        idempotency_key text NOT NULL
+          CONSTRAINT idempotency_keys_key_format
+            CHECK (idempotency_key ~ '^[!-~]{1,255}$'),
+        fingerprint text NOT NULL,
+        status integer NOT NULL CONSTRAINT idempotency_keys_status_kept CHECK (status BETWEEN 200 AND 499),
+        body text NOT NULL,
+        location text,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (key_id, idempotency_key)
+      )
+    `
+    yield* sql`CREATE INDEX idempotency_keys_created_at ON idempotency_keys (created_at)`
   })
 })
 
+const migrate = Migrator.make({})
+
 /**
- * Runs pending migrations. Concurrent callers are safe: the migrator holds an
- * ACCESS EXCLUSIVE lock on its table inside the migration transaction, so a second
- * instance waits, then finds nothing left to do.
+ * Runs the migrations of `migrations` that the database has not recorded, in id order,
+ * and returns them. Concurrent callers are safe: each step holds an ACCESS EXCLUSIVE lock
+ * on the migrations table inside its transaction, so a second instance waits, then finds
+ * nothing left to do.
+ *
+ * effect/sql's Migrator runs only ids above the highest recorded one: a migration
+ * numbered below one that already ran (written on a branch, merged after a later-numbered
+ * one shipped) would be skipped for good. So the migrations it leaves out are run here
+ * after it, each recorded like the Migrator records it. They must not depend on the
+ * higher-numbered ones, which is true of migrations written concurrently.
  */
-export const run = Migrator.make({})({ loader, table: MIGRATIONS_TABLE })
+export const runFrom = (migrations: Migrator.Loader) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const ran = yield* migrate({ loader: migrations, table: MIGRATIONS_TABLE })
+    const recorded = sql<{ migration_id: number }>`SELECT migration_id FROM ${sql(MIGRATIONS_TABLE)}`
+    const unrecorded = Effect.gen(function*() {
+      const applied = new Set((yield* recorded).map((row) => row.migration_id))
+      return (yield* migrations).filter(([id]) => !applied.has(id))
+    })
+    // The common case, nothing left out, costs one query and takes no lock.
+    if ((yield* unrecorded).length === 0) return ran
+    const skipped = yield* sql.withTransaction(Effect.gen(function*() {
+      yield* sql`LOCK TABLE ${sql(MIGRATIONS_TABLE)} IN ACCESS EXCLUSIVE MODE`
+      const missing = yield* unrecorded
+      for (const [id, name, load] of missing) {
+        yield* Effect.flatMap(load, (migration: Effect.Effect<unknown, unknown, SqlClient.SqlClient>) => migration).pipe(
+          Effect.mapError((cause) => new Migrator.MigrationError({ cause, kind: "Failed", message: `Migration "${id}_${name}" failed` }))
+        )
+        yield* sql`INSERT INTO ${sql(MIGRATIONS_TABLE)} ${sql.insert({ migration_id: id, name })}`
+      }
+      return missing.map(([id, name]) => [id, name] as const)
+    }))
+    return [...ran, ...skipped]
+  })
+
+/** Runs the store's pending migrations (see {@link runFrom}). */
+export const run = runFrom(loader)

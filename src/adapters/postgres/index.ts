@@ -5,3 +5,4 @@
 export * as OrderRepositorySql from "./OrderRepositorySql.ts"
 export * as PetMigrations from "./PetMigrations.ts"
 export * as PetRepositorySql from "./PetRepositorySql.ts"
+export * as IdempotentCreatesSql from "./IdempotentCreatesSql.ts"
