@@ -9,6 +9,7 @@ import { expect, onTestFinished } from "vitest"
 import * as ApiKeysStatic from "../../../src/adapters/apikeys/ApiKeysStatic.ts"
 import * as HttpApp from "../../../src/adapters/http/server/HttpApp.ts"
 import { ROUTER_CONFIG } from "../../../src/adapters/http/server/RouteTable.ts"
+import * as IdempotentCreatesMemory from "../../../src/adapters/memory/IdempotentCreatesMemory.ts"
 import * as StoreMemory from "../../../src/adapters/memory/StoreMemory.ts"
 import type { OrderRepository } from "../../../src/ports/OrderRepository.ts"
 import type { PetRepository } from "../../../src/ports/PetRepository.ts"
@@ -64,6 +65,9 @@ export const makeTestServer = (
 ): TestServer => {
   const app = HttpApp.layer(SERVERS, options).pipe(
     Layer.provide([store, ApiKeysStatic.layer([Redacted.make(API_KEY)])]),
+    // For stores made for one test (failing, swappable), which keep no idempotency keys of
+    // their own; a store that does (StoreMemory) provides its own, nearer the app.
+    Layer.provide(IdempotentCreatesMemory.layer()),
     Layer.provide(HttpServer.layerServices),
     Layer.provideMerge(Layer.succeed(References.MinimumLogLevel, "None"))
   )

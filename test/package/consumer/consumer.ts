@@ -50,6 +50,7 @@ const withClient = (base: string) =>
   Effect.gen(function*() {
     const client = yield* AnimalStoreClient
     const { body: created } = yield* client.animals.createPet({
+      headers: {},
       payload: { name: PetName.make("Tom"), categoryId: CategoryId.make(-(2n ** 63n)) }
     })
     assert.equal((yield* client.animals.getPet({ params: { petId: created.id } })).categoryId, -(2n ** 63n))

@@ -6,6 +6,8 @@ import { PetName } from "../../../domain/PetName.ts"
 import { PetStatus } from "../../../domain/PetStatus.ts"
 import {
   Gone,
+  IdempotencyKeyInUse,
+  IdempotencyKeyReused,
   Internal,
   InvalidRequest,
   NotFound,
@@ -14,6 +16,7 @@ import {
   UnsupportedMediaType
 } from "./ApiErrors.ts"
 import { Authorization } from "./Authorization.ts"
+import { IDEMPOTENCY_DESCRIPTION, IdempotencyKeyHeaders } from "./IdempotencyKeyHeader.ts"
 import { JsonContentType } from "./JsonContentType.ts"
 import { jsonInt64, LosslessJsonBody } from "./JsonInt64.ts"
 import { CursorParam, LimitParam, PetIdParam } from "./PathAndQuery.ts"
@@ -63,13 +66,22 @@ export class AnimalsGroup extends HttpApiGroup.make("animals")
         "points at the next page (keyset cursor); the body stays a plain array."
     })),
     HttpApiEndpoint.post("createPet", "/pets", {
+      headers: IdempotencyKeyHeaders,
       payload: LosslessJsonBody(NewPetJson, { maxValues: MAX_BODY_VALUES }),
       success: HttpApiSchema.WithHeaders(LosslessJsonBody(PetJson).pipe(HttpApiSchema.status(201)), {
         location: Schema.String
       }),
-      error: [InvalidRequest, PayloadTooLarge, UnsupportedMediaType, ServiceUnavailable, Internal]
+      error: [
+        InvalidRequest,
+        IdempotencyKeyInUse,
+        IdempotencyKeyReused,
+        PayloadTooLarge,
+        UnsupportedMediaType,
+        ServiceUnavailable,
+        Internal
+      ]
     }).middleware(JsonContentType)
-      .annotateMerge(OpenApi.annotations({ identifier: "createPet", summary: "Add an animal" })),
+      .annotateMerge(OpenApi.annotations({ identifier: "createPet", summary: "Add an animal", description: IDEMPOTENCY_DESCRIPTION })),
     HttpApiEndpoint.get("getPet", "/pets/:petId", {
       params: { petId: PetIdParam },
       success: LosslessJsonBody(PetJson),

@@ -5,6 +5,8 @@ import { OrderId } from "../../../domain/orders/OrderId.ts"
 import { OrderStatus } from "../../../domain/orders/OrderStatus.ts"
 import { PetId } from "../../../domain/PetId.ts"
 import {
+  IdempotencyKeyInUse,
+  IdempotencyKeyReused,
   Internal,
   InvalidRequest,
   InvalidTransition,
@@ -15,6 +17,7 @@ import {
   UnsupportedMediaType
 } from "./ApiErrors.ts"
 import { Authorization } from "./Authorization.ts"
+import { IDEMPOTENCY_DESCRIPTION, IdempotencyKeyHeaders } from "./IdempotencyKeyHeader.ts"
 import { JsonContentType } from "./JsonContentType.ts"
 import { jsonInt64, LosslessJsonBody } from "./JsonInt64.ts"
 import { LimitParam, OrderCursorParam, OrderIdParam, PetIdParam } from "./PathAndQuery.ts"
@@ -93,6 +96,7 @@ export class StoreGroup extends HttpApiGroup.make("store")
         "`Link: <...>; rel=\"next\"` header points at the next page (keyset cursor)."
     })),
     HttpApiEndpoint.post("placeOrder", "/store/orders", {
+      headers: IdempotencyKeyHeaders,
       payload: LosslessJsonBody(NewOrderJson, { maxValues: MAX_BODY_VALUES }),
       success: HttpApiSchema.WithHeaders(LosslessJsonBody(OrderJson).pipe(HttpApiSchema.status(201)), {
         location: Schema.String
@@ -101,6 +105,8 @@ export class StoreGroup extends HttpApiGroup.make("store")
         InvalidRequest,
         NotFound,
         PetNotAvailableConflict,
+        IdempotencyKeyInUse,
+        IdempotencyKeyReused,
         PayloadTooLarge,
         UnsupportedMediaType,
         ServiceUnavailable,
@@ -111,7 +117,8 @@ export class StoreGroup extends HttpApiGroup.make("store")
         identifier: "placeOrder",
         summary: "Order a pet",
         description: "Places an order for an available pet, which becomes `pending`. A pet that is not " +
-          "available (pending, sold, or without a status) is a 409 `pet_not_available`; a pet has at most one open order."
+          "available (pending, sold, or without a status) is a 409 `pet_not_available`; a pet has at most one open order. " +
+          IDEMPOTENCY_DESCRIPTION
       })),
     HttpApiEndpoint.get("getOrder", "/store/orders/:orderId", {
       params: { orderId: OrderIdParam },

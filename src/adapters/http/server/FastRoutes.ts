@@ -10,6 +10,8 @@ import { Clock, Effect, Option, Redacted, Result, Schema, type SchemaIssue, Sche
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiSecurity } from "effect/http-api"
 import { Gone, InvalidInput, Unauthorized } from "../../../domain/Errors.ts"
+import type { IdempotencyKey } from "../../../domain/idempotency/IdempotencyKey.ts"
+import { createPetFingerprint, IdempotentRequest } from "../../../domain/idempotency/IdempotentRequest.ts"
 import { NewPet } from "../../../domain/NewPet.ts"
 import type { OrderId } from "../../../domain/orders/OrderId.ts"
 import type { OrderStatus } from "../../../domain/orders/OrderStatus.ts"
@@ -18,6 +20,7 @@ import type { PetId } from "../../../domain/PetId.ts"
 import type { PetStatus } from "../../../domain/PetStatus.ts"
 import { PAGE_LIMIT_DEFAULT } from "../../../domain/PetQuery.ts"
 import { ApiKeys } from "../../../ports/ApiKeys.ts"
+import { IdempotentCreates } from "../../../ports/IdempotentCreates.ts"
 import { OrderRepository } from "../../../ports/OrderRepository.ts"
 import { PetRepository } from "../../../ports/PetRepository.ts"
 import { Api } from "../api/Api.ts"
@@ -30,6 +33,7 @@ import { OrderJson } from "../api/StoreApi.ts"
 import { SUNSET } from "../api/Sunset.ts"
 import { errorResponse } from "./ErrorResponses.ts"
 import { toHttpError } from "./HttpErrors.ts"
+import * as IdempotentResponses from "./IdempotentResponses.ts"
 import { keysetPage } from "./KeysetPage.ts"
 
 // Under the API's `/v1` prefix.
@@ -45,6 +49,7 @@ const decodeQuery = decoder<{ readonly limit?: number; readonly status?: PetStat
   Schema.toCodecArrayFromSingle(listPets.query!)
 )
 const decodePayload = decoder<typeof NewPetJson.Type>(Schema.Union(createPet.payload.get("application/json")!.schemas))
+const decodeCreateHeaders = decoder<{ readonly "idempotency-key"?: IdempotencyKey }>(createPet.headers!)
 const decodeOrderParams = decoder<{ readonly orderId: OrderId }>(getOrder.params!)
 const decodeOrderQuery = decoder<
   { readonly limit?: number; readonly status?: OrderStatus; readonly petId?: PetId; readonly cursor?: OrderId }
@@ -98,6 +103,7 @@ export const layer = HttpRouter.use(Effect.fnUntraced(function*(router) {
   const pets = yield* PetRepository
   const orders = yield* OrderRepository
   const keys = yield* ApiKeys
+  const idempotent = yield* IdempotentCreates
 
   // The Authorization middleware's steps and span: no input is looked at for an unknown
   // caller. A plain span, not Effect.fn: this is no service method, and Effect.fn captures
@@ -153,13 +159,28 @@ export const layer = HttpRouter.use(Effect.fnUntraced(function*(router) {
     if (!isJsonContentType(contentType) || !isJsonMediaType(contentType)) {
       return errorResponse(unsupportedMediaType(contentType))
     }
+    // Headers before the body, as HttpApi decodes them; without the header this is one lookup.
+    let key: IdempotencyKey | undefined
+    if (request.headers["idempotency-key"] !== undefined) {
+      const headers = decodeCreateHeaders(request.headers)
+      if (Result.isFailure(headers)) return invalid(headers.failure, "headers")
+      key = headers.success["idempotency-key"]
+    }
     // A body that cannot be read (too large, cut off) is the framework's to answer, as under HttpApi.
     const bytes = new Uint8Array(yield* Effect.orDie(request.arrayBuffer))
     const decoded = decodePayload(bytes)
     if (Result.isFailure(decoded)) return invalid(decoded.failure, "body")
-    return yield* orErrorResponse(Effect.map(
-      pets.create(new NewPet(decoded.success, { disableChecks: true })),
-      (pet) => json(petJson(pet), 201, { location: `/v1/pets/${pet.id}` })
+    const pet = new NewPet(decoded.success, { disableChecks: true })
+    if (key === undefined) {
+      return yield* orErrorResponse(Effect.map(
+        pets.create(pet),
+        (pet) => json(petJson(pet), 201, { location: `/v1/pets/${pet.id}` })
+      ))
+    }
+    const caller = yield* CurrentCaller
+    return yield* IdempotentResponses.respond(idempotent.run(
+      new IdempotentRequest({ keyId: caller.keyId, key, fingerprint: createPetFingerprint(pet) }, { disableChecks: true }),
+      Effect.map(pets.create(pet), (pet) => IdempotentResponses.created(JSON.stringify(petJson(pet)), `/v1/pets/${pet.id}`))
     ))
   })
 

@@ -8,8 +8,14 @@ import type {
   StoreUnavailable,
   Unauthorized as DomainUnauthorized
 } from "../../../domain/Errors.ts"
+import type {
+  IdempotencyKeyInUse as DomainIdempotencyKeyInUse,
+  IdempotencyKeyReused as DomainIdempotencyKeyReused
+} from "../../../domain/idempotency/IdempotencyErrors.ts"
 import {
   Gone,
+  IdempotencyKeyInUse,
+  IdempotencyKeyReused,
   InvalidRequest,
   InvalidTransition,
   NotFound,
@@ -28,6 +34,8 @@ type DomainError =
   | DomainUnauthorized
   | DomainGone
   | StoreUnavailable
+  | DomainIdempotencyKeyInUse
+  | DomainIdempotencyKeyReused
 
 interface HttpErrorFor {
   readonly PetNotFound: NotFound
@@ -38,6 +46,8 @@ interface HttpErrorFor {
   readonly Unauthorized: Unauthorized
   readonly Gone: Gone
   readonly StoreUnavailable: ServiceUnavailable
+  readonly IdempotencyKeyInUse: IdempotencyKeyInUse
+  readonly IdempotencyKeyReused: IdempotencyKeyReused
 }
 
 const mappings: { readonly [K in DomainError["_tag"]]: (error: Extract<DomainError, { _tag: K }>) => HttpErrorFor[K] } = {
@@ -48,7 +58,9 @@ const mappings: { readonly [K in DomainError["_tag"]]: (error: Extract<DomainErr
   InvalidInput: (error) => new InvalidRequest({ message: error.message }),
   Unauthorized: (error) => new Unauthorized({ message: error.message, invalidToken: error.credential === "invalid" }),
   Gone: (error) => new Gone({ message: error.message }),
-  StoreUnavailable: (error) => new ServiceUnavailable({ message: error.message })
+  StoreUnavailable: (error) => new ServiceUnavailable({ message: error.message }),
+  IdempotencyKeyInUse: (error) => new IdempotencyKeyInUse({ message: error.message }),
+  IdempotencyKeyReused: (error) => new IdempotencyKeyReused({ message: error.message })
 }
 
 /** The one place where domain errors become HTTP errors. */

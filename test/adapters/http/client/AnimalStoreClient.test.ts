@@ -9,6 +9,7 @@ import * as HttpApp from "../../../../src/adapters/http/server/HttpApp.ts"
 import * as StoreMemory from "../../../../src/adapters/memory/StoreMemory.ts"
 import { CategoryId } from "../../../../src/domain/CategoryId.ts"
 import { PetId } from "../../../../src/domain/PetId.ts"
+import { IdempotencyKey } from "../../../../src/domain/idempotency/IdempotencyKey.ts"
 import { PetName } from "../../../../src/domain/PetName.ts"
 
 const KEY = "client-test-key"
@@ -41,6 +42,7 @@ layer(Server)("AnimalStoreClient against the real server", (it) => {
       const client = yield* clientWith(KEY)
       const categoryId = CategoryId.make(9007199254740993n)
       const { body: created, headers } = yield* client.animals.createPet({
+        headers: {},
         payload: { name: PetName.make("Rex"), categoryId, status: "available" }
       })
       assert.strictEqual(created.categoryId, 9007199254740993n)
@@ -50,10 +52,26 @@ layer(Server)("AnimalStoreClient against the real server", (it) => {
       const listed = yield* client.animals.listPets({ query: { status: "available" } })
       assert.deepStrictEqual(listed.body.find((pet) => pet.id === created.id), created)
       const { body: extreme } = yield* client.animals.createPet({
+        headers: {},
         payload: { name: PetName.make("Max"), categoryId: CategoryId.make(-(2n ** 63n)) }
       })
       assert.strictEqual((yield* client.animals.getPet({ params: { petId: extreme.id } })).categoryId, -(2n ** 63n))
       assert.isFalse("status" in extreme)
+    }))
+
+  it.effect("an Idempotency-Key makes a retry return the first pet; another body with it is the typed 422", () =>
+    Effect.gen(function*() {
+      const client = yield* clientWith(KEY)
+      const headers = { "idempotency-key": IdempotencyKey.make("client-retry-1") }
+      const payload = { name: PetName.make("Once"), categoryId: CategoryId.make(7n) }
+      const first = yield* client.animals.createPet({ headers, payload })
+      const retry = yield* client.animals.createPet({ headers, payload })
+      assert.deepStrictEqual(retry.body, first.body)
+      assert.strictEqual(retry.headers.location, first.headers.location)
+      const other = yield* Effect.flip(
+        client.animals.createPet({ headers, payload: { ...payload, name: PetName.make("Twice") } })
+      )
+      assert.strictEqual(other._tag, "IdempotencyKeyReused")
     }))
 
   it.effect("a missing pet fails with the typed NotFound error", () =>
@@ -71,13 +89,14 @@ layer(Server)("AnimalStoreClient against the real server", (it) => {
     Effect.gen(function*() {
       const client = yield* clientWith(KEY)
       const { body: pet } = yield* client.animals.createPet({
+        headers: {},
         payload: { name: PetName.make("Ordered"), categoryId: CategoryId.make(1n), status: "available" }
       })
-      const { body: order, headers } = yield* client.store.placeOrder({ payload: { petId: pet.id } })
+      const { body: order, headers } = yield* client.store.placeOrder({ headers: {}, payload: { petId: pet.id } })
       assert.strictEqual(order.petId, pet.id)
       assert.strictEqual(order.status, "placed")
       assert.strictEqual(headers.location, `/v1/store/orders/${order.id}`)
-      const again = yield* Effect.flip(client.store.placeOrder({ payload: { petId: pet.id } }))
+      const again = yield* Effect.flip(client.store.placeOrder({ headers: {}, payload: { petId: pet.id } }))
       assert.strictEqual(again._tag, "PetNotAvailableConflict")
       const delivered = yield* Effect.flip(client.store.deliverOrder({ params: { orderId: order.id } }))
       assert.strictEqual(delivered._tag, "InvalidTransition")
