@@ -54,12 +54,15 @@ export const make = (options: Options): Effect.Effect<
     const retentionSeconds = Duration.toSeconds(retention)
     const lockTimeout = `${Math.max(1, Math.round(Duration.toMillis(inProgressWait)))}ms`
 
-    // set_config is an argument of the lock's hash, so the bound is in force before the
-    // lock is requested, in one round trip. It lasts to the end of the transaction, so it
-    // is reset right after: the create's own row locks wait as long as they always have.
-    const lockKey = (id: string) =>
-      sql`SELECT pg_advisory_xact_lock(
-            hashtextextended(${id}, 0 * length(set_config('lock_timeout', ${lockTimeout}, true))))`.pipe(
+    // The lock's id is a hash of the key seeded with a hash of the key id (text cannot hold
+    // the NUL that separates them in process). set_config is part of an argument of the
+    // lock, so the bound is in force before the lock is requested, in one round trip. It
+    // lasts to the end of the transaction, so it is reset right after: the create's own row
+    // locks wait as long as they always have.
+    const lockKey = (request: IdempotentRequest) =>
+      sql`SELECT pg_advisory_xact_lock(hashtextextended(
+            ${request.key},
+            hashtextextended(${request.keyId}, 0) + 0 * length(set_config('lock_timeout', ${lockTimeout}, true))))`.pipe(
         Effect.catchIf(isLockTimeout, () => Effect.fail(new IdempotencyKeyInUse())),
         Effect.andThen(sql`SET LOCAL lock_timeout TO DEFAULT`)
       )
@@ -84,9 +87,8 @@ export const make = (options: Options): Effect.Effect<
 
     // A plain span rather than Effect.fn, which would erase the type parameter R.
     const run = <R>(request: IdempotentRequest, create: Effect.Effect<StoredResponse, StoreUnavailable, R>) => {
-      const id = keyIdentity(request)
       const attempt = sql.withTransaction(Effect.gen(function*() {
-        yield* lockKey(id)
+        yield* lockKey(request)
         const row = (yield* find({ keyId: request.keyId, key: request.key }))[0]
         if (row !== undefined) {
           const response = new StoredResponse(
@@ -103,7 +105,7 @@ export const make = (options: Options): Effect.Effect<
         yield* keep(request, response)
         return { response, replayed: false }
       }))
-      return inFlight.exclusive(id, guard(attempt)).pipe(Effect.withSpan("IdempotentCreates.run"))
+      return inFlight.exclusive(keyIdentity(request), guard(attempt)).pipe(Effect.withSpan("IdempotentCreates.run"))
     }
 
     // Every instance sweeps; the deletes are idempotent. A failed sweep is retried next time.
