@@ -1,7 +1,7 @@
 /**
  * In-process adapters, for tests and embedding: `StoreMemory.layer` provides
- * PetRepository and OrderRepository over one store; `PetRepositoryMemory.layer` the
- * catalogue alone.
+ * PetRepository, OrderRepository and IdempotentCreates over one store;
+ * `PetRepositoryMemory.layer` the catalogue alone.
  */
 export * as PetRepositoryMemory from "./PetRepositoryMemory.ts"
 export * as StoreMemory from "./StoreMemory.ts"

@@ -35,8 +35,8 @@ const sent = ({ replayed, response }: IdempotentOutcome) =>
     }
   })
 
-// Seconds a client waits before retrying a key still in use: the first request is then
-// either done or past its own deadline.
+// Seconds a client waits before retrying a key still in use. The duplicate has already
+// waited 1 s for the first request, whose create usually takes milliseconds.
 const IN_USE_RETRY_AFTER = "1"
 
 /** The outcome of IdempotentCreates.run as the response: the kept answer, or the key's or store's error. */
