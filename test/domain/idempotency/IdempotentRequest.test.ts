@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest"
+import { Schema } from "effect"
+import { CategoryId } from "../../../src/domain/CategoryId.ts"
+import { IdempotencyKey } from "../../../src/domain/idempotency/IdempotencyKey.ts"
+import { createPetFingerprint, placeOrderFingerprint } from "../../../src/domain/idempotency/IdempotentRequest.ts"
+import { isExpired } from "../../../src/domain/idempotency/KeptAnswer.ts"
+import { NewPet } from "../../../src/domain/NewPet.ts"
+import { PetId } from "../../../src/domain/PetId.ts"
+import { PetName } from "../../../src/domain/PetName.ts"
+
+const pet = (name: string, categoryId: bigint, status?: "available") =>
+  new NewPet(
+    status === undefined
+      ? { name: PetName.make(name), categoryId: CategoryId.make(categoryId) }
+      : { name: PetName.make(name), categoryId: CategoryId.make(categoryId), status }
+  )
+
+describe("IdempotencyKey", () => {
+  const valid = Schema.is(IdempotencyKey)
+  it("is 1–255 visible ASCII characters, taken as sent", () => {
+    for (const key of ["a", "~".repeat(255), `"8e03978e-40d5-43e8-bc93-6894a57f9324"`, "!#$%&'()*+,-./:;<=>?@[\\]^_`{|}"]) {
+      expect(valid(key), key).toBe(true)
+    }
+    for (const key of ["", "x".repeat(256), "a b", "a\tb", "\u007f", "café", "a\u0000"]) expect(valid(key), key).toBe(false)
+  })
+})
+
+describe("request fingerprints", () => {
+  it("are the same for the same decoded pet, different for any value the create uses, and per operation", () => {
+    const rex = createPetFingerprint(pet("Rex", 9007199254740993n, "available"))
+    expect(createPetFingerprint(pet("Rex", 9007199254740993n, "available"))).toBe(rex)
+    expect(rex).toMatch(/^[0-9a-f]{64}$/)
+    const others = [
+      createPetFingerprint(pet("Rex", 9007199254740992n, "available")),
+      createPetFingerprint(pet("Rex", 9007199254740993n)),
+      createPetFingerprint(pet("Rex ", 9007199254740993n, "available")),
+      placeOrderFingerprint(PetId.make(9007199254740993n))
+    ]
+    expect(new Set([rex, ...others]).size).toBe(5)
+    // A name that spells another field cannot collide: the input is a JSON array, not joined text.
+    expect(createPetFingerprint(pet("a\",\"1", 2n))).not.toBe(createPetFingerprint(pet("a", 12n)))
+  })
+})
+
+describe("isExpired", () => {
+  it("forgets an answer exactly 24 hours after it was kept", () => {
+    const day = 24 * 60 * 60 * 1000
+    expect(isExpired(0, day - 1)).toBe(false)
+    expect(isExpired(0, day)).toBe(true)
+  })
+})
