@@ -1,3 +1,5 @@
 export * from "./ApiKeys.ts"
 export * from "./PetRepository.ts"
 export * from "./OrderRepository.ts"
+export * from "./ApiKeyAdmin.ts"
+export * from "./ApiKeyStore.ts"
