@@ -33,7 +33,8 @@ const startTogether = async (count: number, database: string) => {
 const ALL_MIGRATIONS = [
   { migration_id: 1, name: "create_pets" },
   { migration_id: 2, name: "name_blank_class" },
-  { migration_id: 3, name: "create_orders" }
+  { migration_id: 3, name: "create_orders" },
+  { migration_id: 4, name: "create_api_keys" }
 ]
 
 const migrationRows = (database: string) =>

@@ -1,7 +1,8 @@
 /**
- * The SQL store for PostgreSQL (and PGlite): PetRepositorySql and OrderRepositorySql over
- * one schema, with its migrations. Provide both from one SqlClient.
+ * The SQL store for PostgreSQL (and PGlite): PetRepositorySql, OrderRepositorySql and ApiKeyStoreSql over
+ * one schema, with its migrations. Provide them from one sql-pg client.
  */
 export * as OrderRepositorySql from "./OrderRepositorySql.ts"
 export * as PetMigrations from "./PetMigrations.ts"
+export * as ApiKeyStoreSql from "./keys/ApiKeyStoreSql.ts"
 export * as PetRepositorySql from "./PetRepositorySql.ts"

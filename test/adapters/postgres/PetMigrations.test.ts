@@ -47,7 +47,7 @@ describe.skipIf(!postgresAvailable)("PetMigrations on a PostgreSQL server", () =
         const orders = yield* OrderRepositorySql.make({ timeout: "10 seconds" })
         const migrations = yield* sql<{ migration_id: number }>`
           SELECT migration_id FROM ${sql(PetMigrations.MIGRATIONS_TABLE)} ORDER BY migration_id`
-        assert.deepStrictEqual(migrations.map((row) => row.migration_id), [1, 2, 3])
+        assert.deepStrictEqual(migrations.map((row) => row.migration_id), [1, 2, 3, 4])
         const order = yield* orders.place(PetId.make(1n))
         assert.strictEqual(order.id, 1n)
         assert.strictEqual((yield* Effect.flip(orders.place(PetId.make(2n))))._tag, "PetNotAvailable")
