@@ -2,14 +2,15 @@
  * The hot operations (listPets, getPet, createPet, listOrders, getOrder) as plain router routes.
  * HttpApiBuilder's per-endpoint machinery (middleware chain, generic decoding and
  * encoding of every slot, errors encoded through schemas) cost most of a request's CPU;
- * these handlers take the same steps in the same order (authorization, then input, then
- * the store), decode with the endpoints' own schemas compiled once and write the same
+ * these handlers take the same steps in the same order (authorization, then the key's
+ * scope, then input, then the store), decode with the endpoints' own schemas compiled once and write the same
  * bytes, so the Api stays the one source of the OpenAPI document and the typed client.
  */
 import { Clock, Effect, Option, Redacted, Result, Schema, type SchemaIssue, SchemaParser } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiSecurity } from "effect/http-api"
-import { Gone, InvalidInput, Unauthorized } from "../../../domain/Errors.ts"
+import { Gone, InsufficientScope, InvalidInput, Unauthorized } from "../../../domain/Errors.ts"
+import { allows } from "../../../domain/keys/KeyScope.ts"
 import { NewPet } from "../../../domain/NewPet.ts"
 import type { OrderId } from "../../../domain/orders/OrderId.ts"
 import type { OrderStatus } from "../../../domain/orders/OrderStatus.ts"
@@ -148,6 +149,10 @@ export const layer = HttpRouter.use(Effect.fnUntraced(function*(router) {
   })
 
   const create = Effect.gen(function*() {
+    const caller = yield* CurrentCaller
+    if (!allows(caller.scope, "write")) {
+      return errorResponse(toHttpError(new InsufficientScope({ scope: caller.scope, operation: createPet.name })))
+    }
     const request = yield* HttpServerRequest.HttpServerRequest
     const contentType = request.headers["content-type"]
     if (!isJsonContentType(contentType) || !isJsonMediaType(contentType)) {

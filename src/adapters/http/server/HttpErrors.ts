@@ -1,5 +1,6 @@
 import type {
   Gone as DomainGone,
+  InsufficientScope,
   InvalidInput,
   OrderConflict,
   OrderNotFound,
@@ -9,6 +10,7 @@ import type {
   Unauthorized as DomainUnauthorized
 } from "../../../domain/Errors.ts"
 import {
+  Forbidden,
   Gone,
   InvalidRequest,
   InvalidTransition,
@@ -26,6 +28,7 @@ type DomainError =
   | OrderConflict
   | InvalidInput
   | DomainUnauthorized
+  | InsufficientScope
   | DomainGone
   | StoreUnavailable
 
@@ -36,6 +39,7 @@ interface HttpErrorFor {
   readonly OrderConflict: InvalidTransition
   readonly InvalidInput: InvalidRequest
   readonly Unauthorized: Unauthorized
+  readonly InsufficientScope: Forbidden
   readonly Gone: Gone
   readonly StoreUnavailable: ServiceUnavailable
 }
@@ -47,6 +51,7 @@ const mappings: { readonly [K in DomainError["_tag"]]: (error: Extract<DomainErr
   OrderConflict: (error) => new InvalidTransition({ message: error.message }),
   InvalidInput: (error) => new InvalidRequest({ message: error.message }),
   Unauthorized: (error) => new Unauthorized({ message: error.message, invalidToken: error.credential === "invalid" }),
+  InsufficientScope: (error) => new Forbidden({ message: error.message }),
   Gone: (error) => new Gone({ message: error.message }),
   StoreUnavailable: (error) => new ServiceUnavailable({ message: error.message })
 }
