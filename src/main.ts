@@ -2,7 +2,7 @@
  * The composition root: reads the configuration, picks the adapters and serves the
  * HTTP API. The only module that chooses adapters.
  */
-import { NodeRuntime } from "@effect/platform-node"
+import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { PgClient } from "@effect/sql-pg"
 import {
   Cause,
@@ -13,6 +13,7 @@ import {
   Exit,
   Layer,
   type LogLevel,
+  Option,
   Predicate,
   Redacted,
   References,
@@ -20,39 +21,34 @@ import {
 } from "effect"
 import { HttpRouter } from "effect/http"
 import { randomBytes } from "node:crypto"
-import * as ApiKeysStatic from "./adapters/apikeys/ApiKeysStatic.ts"
+import { createServer } from "node:http"
+import * as ApiKeyAdminLocal from "./adapters/apikeys/ApiKeyAdminLocal.ts"
+import * as ApiKeysCached from "./adapters/apikeys/ApiKeysCached.ts"
 import * as EmbeddedDatabase from "./adapters/embedded/EmbeddedDatabase.ts"
+import * as AdminFile from "./adapters/http/admin/AdminFile.ts"
+import * as AdminRoutes from "./adapters/http/admin/AdminRoutes.ts"
 import * as HttpApp from "./adapters/http/server/HttpApp.ts"
 import * as NodeServer from "./adapters/http/server/NodeServer.ts"
 import { ROUTER_CONFIG } from "./adapters/http/server/RouteTable.ts"
+import * as ApiKeyStoreMemory from "./adapters/memory/keys/ApiKeyStoreMemory.ts"
 import * as StoreMemory from "./adapters/memory/StoreMemory.ts"
 import * as JsonLogLines from "./adapters/observability/JsonLogLines.ts"
 import * as StoreMetrics from "./adapters/observability/StoreMetrics.ts"
 import * as Tracing from "./adapters/observability/Tracing.ts"
+import * as ApiKeyStoreSql from "./adapters/postgres/keys/ApiKeyStoreSql.ts"
 import * as OrderRepositorySql from "./adapters/postgres/OrderRepositorySql.ts"
 import * as PetRepositorySql from "./adapters/postgres/PetRepositorySql.ts"
 import { AppConfig } from "./AppConfig.ts"
 import { InvalidInput } from "./domain/Errors.ts"
 
-// Both ports, measured, over one store: an order and its pet change together.
-const repositories = (config: AppConfig) =>
-  Layer.mergeAll(StoreMetrics.petRepository, StoreMetrics.orderRepository).pipe(Layer.provide(store(config)))
-
-const store = (config: AppConfig) => {
-  const options = { timeout: config.databaseStatementTimeout }
-  const sql = Layer.mergeAll(PetRepositorySql.layer(options), OrderRepositorySql.layer(options))
-  switch (config.store) {
-    case "memory":
-      return StoreMemory.layer
-    case "embedded":
-      return sql.pipe(Layer.provide(EmbeddedDatabase.layer({ dataDir: config.dataDir })))
-    case "postgres":
-      return Layer.unwrap(Effect.map(
-        Effect.fromOption(config.databaseUrl).pipe(
-          Effect.mapError(() => new Error("STORE=postgres needs DATABASE_URL"))
-        ),
-        (url) =>
-        sql.pipe(Layer.provide(PgClient.layer({
+// The database a SQL store runs on: PGlite in DATA_DIR, or a PostgreSQL server.
+const database = (config: AppConfig) =>
+  config.store === "embedded"
+    ? EmbeddedDatabase.layer({ dataDir: config.dataDir })
+    : Layer.unwrap(Effect.map(
+      Effect.fromOption(config.databaseUrl).pipe(Effect.mapError(() => new Error("STORE=postgres needs DATABASE_URL"))),
+      (url) =>
+        PgClient.layer({
           url,
           maxConnections: config.databasePoolSize,
           connectTimeout: config.databaseConnectTimeout,
@@ -60,19 +56,64 @@ const store = (config: AppConfig) => {
           startupParameters: {
             statement_timeout: String(Duration.toMillis(config.databaseStatementTimeout))
           }
-        })))))
-  }
+        })
+    ))
+
+// Pets, orders and API keys over one store: an order and its pet change together, and
+// the keys live in the same database.
+const store = (config: AppConfig) => {
+  if (config.store === "memory") return Layer.mergeAll(StoreMemory.layer, ApiKeyStoreMemory.layer)
+  const options = { timeout: config.databaseStatementTimeout }
+  return Layer.mergeAll(
+    PetRepositorySql.layer(options),
+    OrderRepositorySql.layer(options),
+    // Other instances' key changes arrive through LISTEN; PGlite has one process, which makes them all.
+    ApiKeyStoreSql.layer({ ...options, listen: config.store === "postgres" })
+  ).pipe(Layer.provide(database(config)))
 }
 
-// With no key configured, a run still has to be usable: make one up and say it once.
+// Managed keys plus API_KEYS. With no key at all, a run still has to be usable: the
+// memory store makes one up per run and says it once; a durable store issues one the
+// first time and keeps it (only its digest), so the key stays valid across restarts.
 const apiKeys = (config: AppConfig) =>
-  config.apiKeys.length > 0
-    ? ApiKeysStatic.layer(config.apiKeys)
-    : Layer.unwrap(Effect.gen(function*() {
+  Layer.unwrap(Effect.gen(function*() {
+    if (config.apiKeys.length > 0) return ApiKeysCached.layer(config.apiKeys)
+    if (config.store === "memory") {
       const key = randomBytes(24).toString("base64url")
       yield* Console.log(`No API_KEYS set. This run accepts one generated key: ${key}`)
-      return ApiKeysStatic.layer([Redacted.make(key)])
-    }))
+      return ApiKeysCached.layer([Redacted.make(key)])
+    }
+    const issued = yield* ApiKeyAdminLocal.bootstrap
+    if (Option.isSome(issued)) {
+      yield* Console.error(
+        `No API key existed, so this store issued one write key, shown only now: ${
+          Redacted.value(issued.value.key)
+        } (manage keys with animal-store-keys)`
+      )
+    }
+    return ApiKeysCached.layer([])
+  }))
+
+// The embedded store is one process per data directory, so key management while the
+// service runs goes through it: admin routes on a loopback-only port, found through a
+// file in DATA_DIR that holds a fresh token.
+const adminServer = (config: AppConfig) =>
+  config.store !== "embedded" ? Layer.empty : Layer.unwrap(Effect.sync(() => {
+    const token = Redacted.make(randomBytes(32).toString("base64url"))
+    return Layer.mergeAll(
+      HttpRouter.serve(AdminRoutes.layer(token), { disableLogger: true, disableListenLog: true }),
+      AdminFile.layer(config.dataDir, token)
+    ).pipe(
+      Layer.provide(ApiKeyAdminLocal.layer),
+      Layer.provide(NodeHttpServer.layer(createServer, { port: config.adminPort, host: "127.0.0.1" }))
+    )
+  }))
+
+// What the HTTP app needs, measured, over one store.
+const services = (config: AppConfig) =>
+  Layer.mergeAll(StoreMetrics.petRepository, StoreMetrics.orderRepository, apiKeys(config), adminServer(config)).pipe(
+    Layer.provide(store(config))
+  )
 
 const LOG_LEVELS: Record<AppConfig["logLevel"], LogLevel.LogLevel> = {
   all: "All",
@@ -109,7 +150,7 @@ const main = Effect.gen(function*() {
   )
   const server = HttpRouter.serve(app, { disableLogger: true, routerConfig: ROUTER_CONFIG })
     .pipe(
-      Layer.provide([repositories(config), apiKeys(config)]),
+      Layer.provide(services(config)),
       Layer.provide(Tracing.layer),
       Layer.provide(NodeServer.layer({ port: config.port, host: config.host, shutdownTimeout: Duration.seconds(10) }))
     )
