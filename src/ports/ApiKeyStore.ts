@@ -1,4 +1,4 @@
-import { Context, type DateTime, type Effect, type Stream } from "effect"
+import { Context, type DateTime, type Effect, type Scope, type Stream } from "effect"
 import type { StoreUnavailable } from "../domain/Errors.ts"
 import type { ApiKey } from "../domain/keys/ApiKey.ts"
 import type { KeyId } from "../domain/keys/KeyId.ts"
@@ -22,9 +22,10 @@ export class ApiKeyStore extends Context.Service<ApiKeyStore, {
   /** Records last uses; an earlier time never replaces a later one. Not a change. */
   readonly touch: (uses: ReadonlyArray<readonly [KeyId, DateTime.Utc]>) => Effect.Effect<void, StoreUnavailable>
   /**
-   * One element each time keys may have changed (inserted, revoked, expiry moved), by
-   * this process or, where the store can tell, by another one on the same database.
-   * Never fails: an adapter that loses its feed reconnects by itself.
+   * Subscribes to key changes: once this effect completes, the stream has one element
+   * each time keys may have changed (inserted, revoked, expiry moved), by this process
+   * or, where the store can tell, by another one on the same database. The stream never
+   * fails: an adapter that loses its feed reconnects by itself.
    */
-  readonly changes: Stream.Stream<void>
+  readonly changes: Effect.Effect<Stream.Stream<void>, never, Scope.Scope>
 }>()("animal-store/ports/ApiKeyStore") {}

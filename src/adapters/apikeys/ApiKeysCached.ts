@@ -66,9 +66,11 @@ export const make = (fixed: ReadonlyArray<Redacted.Redacted<string>>) =>
     const reload = Semaphore.withPermits(yield* Semaphore.make(1), 1)(load).pipe(
       Effect.catchTag("StoreUnavailable", (error) => Effect.logWarning(`API keys not reloaded: ${error.message}`))
     )
+    // Subscribed before the first load, so no change falls between the two.
+    const changes = yield* store.changes
     yield* load
 
-    yield* Effect.forkScoped(Stream.runForEach(store.changes, () => reload))
+    yield* Effect.forkScoped(Stream.runForEach(changes, () => reload))
     yield* Effect.forkScoped(Effect.repeat(Effect.delay(reload, RELOAD_INTERVAL), Schedule.forever))
 
     const flush = Effect.suspend(() => {

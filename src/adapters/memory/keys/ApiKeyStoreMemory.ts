@@ -48,7 +48,7 @@ export const make = Effect.gen(function*() {
         }
       })
     ),
-    changes: Stream.fromPubSub(changed)
+    changes: Effect.map(PubSub.subscribe(changed), Stream.fromSubscription)
   })
 })
 

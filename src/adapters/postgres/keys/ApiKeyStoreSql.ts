@@ -129,9 +129,10 @@ export const make = (options: Options) =>
         Stream.ignore
       )
 
-    const changes = options.listen
-      ? Stream.merge(Stream.fromPubSub(local), remote)
-      : Stream.fromPubSub(local)
+    const changes = Effect.map(
+      PubSub.subscribe(local),
+      (subscription) => options.listen ? Stream.merge(Stream.fromSubscription(subscription), remote) : Stream.fromSubscription(subscription)
+    )
 
     return ApiKeyStore.of({ insert, insertIfEmpty, list, revoke, expire, touch, changes })
   })
