@@ -25,13 +25,19 @@ describe.skipIf(!postgresAvailable)("PetMigrations on a PostgreSQL server", () =
         yield* release(1)
         yield* sql`INSERT INTO pets (name, category_id, status) VALUES ('Rex', 9007199254740993, 'sold'), ('\u0085', 1, NULL)`
         const applied = yield* PetMigrations.run
-        assert.deepStrictEqual(applied.map(([id]) => id), [2, 3])
+        assert.deepStrictEqual(applied.map(([id]) => id), [2, 3, 4])
         const rows = yield* sql<{ name: string; category_id: bigint }>`SELECT name, category_id FROM pets ORDER BY id`
         assert.deepStrictEqual(rows.map((row) => [row.name, row.category_id]), [["Rex", 9007199254740993n], ["\u0085", 1n]])
         // The new rule holds: a name of ECMAScript white space only is refused by the database too.
         assert.include(
           yield* refused(sql`INSERT INTO pets (name, category_id) VALUES (${"\u3000\ufeff"}, 1)`),
           "ConstraintError: new row for relation \"pets\" violates check constraint \"pets_name_not_blank\""
+        )
+        // API keys are kept as digests only: a key's own text does not fit the digest column.
+        assert.include(
+          yield* refused(sql`INSERT INTO api_keys (id, name, scope, digest, created_at)
+                             VALUES ('0123456789ab', 'k', 'write', ${`as_0123456789ab_${"A".repeat(43)}`}, now())`),
+          "api_keys_digest_format"
         )
         assert.deepStrictEqual(yield* PetMigrations.run, [])
       }))

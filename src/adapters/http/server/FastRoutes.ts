@@ -151,7 +151,7 @@ export const layer = HttpRouter.use(Effect.fnUntraced(function*(router) {
   const create = Effect.gen(function*() {
     const caller = yield* CurrentCaller
     if (!allows(caller.scope, "write")) {
-      return errorResponse(toHttpError(new InsufficientScope({ scope: caller.scope, operation: createPet.name })))
+      return errorResponse(toHttpError(new InsufficientScope({ scope: caller.scope, operation: createPet.identifier })))
     }
     const request = yield* HttpServerRequest.HttpServerRequest
     const contentType = request.headers["content-type"]

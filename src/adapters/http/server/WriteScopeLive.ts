@@ -9,7 +9,7 @@ import { toHttpError } from "./HttpErrors.ts"
 export const layer = Layer.succeed(WriteScope)(Effect.fn("WriteScope")(function*(httpEffect, { endpoint }) {
   const caller = yield* CurrentCaller
   if (!allows(caller.scope, "write")) {
-    return yield* toHttpError(new InsufficientScope({ scope: caller.scope, operation: endpoint.name }))
+    return yield* toHttpError(new InsufficientScope({ scope: caller.scope, operation: endpoint.identifier }))
   }
   return yield* httpEffect
 }))
