@@ -101,7 +101,7 @@ const adminServer = (config: AppConfig) =>
   config.store !== "embedded" ? Layer.empty : Layer.unwrap(Effect.sync(() => {
     const token = Redacted.make(randomBytes(32).toString("base64url"))
     return Layer.mergeAll(
-      HttpRouter.serve(AdminRoutes.layer(token), { disableLogger: true, disableListenLog: true }),
+      AdminRoutes.layer(token),
       AdminFile.layer(config.dataDir, token)
     ).pipe(
       Layer.provide(ApiKeyAdminLocal.layer),

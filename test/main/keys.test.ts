@@ -36,6 +36,27 @@ describe("embedded store", () => {
     const bootstrap = printed[0]!
     expect(await statusOf(first, bootstrap, "POST")).toBe(201)
 
+    // The admin port answers on loopback only, and only with the token from the data directory.
+    const admin = JSON.parse(Fs.readFileSync(Path.join(dataDir, "animal-store.admin.json"), "utf8")) as {
+      port: number
+      token: string
+    }
+    expect(Fs.statSync(Path.join(dataDir, "animal-store.admin.json")).mode & 0o777).toBe(0o600)
+    expect(admin.port).not.toBe(first.port)
+    for (const authorization of [undefined, "Bearer wrong", `Bearer ${admin.token}x`, bootstrap]) {
+      const refused = await fetch(`http://127.0.0.1:${admin.port}/admin/keys`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...(authorization === undefined ? {} : { authorization }) },
+        body: JSON.stringify({ name: "intruder", scope: "write", lifetimeMillis: null })
+      })
+      expect(refused.status).toBe(401)
+      expect(await refused.text()).not.toMatch(KEY_PATTERN)
+    }
+    // Neither port serves the other's routes.
+    expect((await first.request("GET", "/admin/keys", { apiKey: bootstrap })).status).toBe(404)
+    const apiOnAdminPort = await fetch(`http://127.0.0.1:${admin.port}/v1/pets`, { headers: { authorization: `Bearer ${bootstrap}` } })
+    expect(apiOnAdminPort.status).toBe(404)
+
     // Through the admin port: a read key works at once, on reads only.
     const reader = await createKey(env, "--name", "reader", "--scope", "read")
     expect(await statusOf(first, reader, "GET")).toBe(200)

@@ -5,8 +5,8 @@
  * carry the admin token, which only the service's data directory holds (AdminFile).
  */
 import { timingSafeEqual } from "node:crypto"
-import { Duration, Effect, Redacted, Schema } from "effect"
-import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { Duration, Effect, Layer, Redacted, Schema } from "effect"
+import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { StoreUnavailable } from "../../../domain/Errors.ts"
 import type { KeyNameInUse, KeyNotFound } from "../../../domain/keys/KeyErrors.ts"
 import { ApiKeyAdmin, type IssuedKey } from "../../../ports/ApiKeyAdmin.ts"
@@ -37,10 +37,16 @@ const refused = (error: KeyNotFound | KeyNameInUse | StoreUnavailable) =>
 
 const issuedJson = (issued: IssuedKey) => ({ key: Redacted.value(issued.key), record: toJson(issued.record) })
 
-/** The admin routes, over the ApiKeyAdmin in context, for requests bearing `token`. */
-export const layer = (token: Redacted.Redacted<string>) =>
-  HttpRouter.use(Effect.fnUntraced(function*(router) {
+/**
+ * Serves the admin routes on the HttpServer in context (the admin port), over the
+ * ApiKeyAdmin in context, for requests bearing `token`.
+ */
+export const layer = (token: Redacted.Redacted<string>): Layer.Layer<never, never, ApiKeyAdmin | HttpServer.HttpServer> =>
+  Layer.unwrap(Effect.gen(function*() {
     const admin = yield* ApiKeyAdmin
+    // A router of its own: HttpRouter.serve takes the router from the layer memo map,
+    // which the service's API shares, and would serve these routes on the API's port too.
+    const router = yield* HttpRouter.make
     const expected = digestOf(Redacted.value(token))
 
     const authorized = <E, R>(handler: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
@@ -97,4 +103,5 @@ export const layer = (token: Redacted.Redacted<string>) =>
         Effect.catch(refused)
       )
     }))))
+    return HttpServer.serve(router.asHttpEffect())
   }))
