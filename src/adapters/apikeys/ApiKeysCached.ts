@@ -16,6 +16,7 @@ export const RELOAD_INTERVAL = Duration.seconds(30)
 export const TOUCH_INTERVAL = Duration.minutes(1)
 
 interface Entry {
+  readonly id: KeyId
   readonly digest: Buffer
   readonly caller: Caller
   /** Infinity when the key does not expire. */
@@ -27,6 +28,7 @@ interface Entry {
 const NO_DIGEST = Buffer.alloc(32)
 
 const entryOf = (key: ApiKey): Entry => ({
+  id: key.id,
   digest: Buffer.from(key.digest, "hex"),
   caller: new Caller({ keyId: key.id, scope: key.scope }),
   expiresAtMillis: key.expiresAt === undefined ? Infinity : DateTime.toEpochMillis(key.expiresAt),
@@ -48,11 +50,11 @@ export const make = (fixed: ReadonlyArray<Redacted.Redacted<string>>) =>
   Effect.gen(function*() {
     const store = yield* ApiKeyStore
     const accepted = staticKeys(fixed)
-    let entries = new Map<string, Entry>()
+    let entries = new Map<KeyId, Entry>()
     const used = new Map<KeyId, number>()
 
     const load = Effect.map(store.list, (keys) => {
-      const next = new Map<string, Entry>()
+      const next = new Map<KeyId, Entry>()
       for (const key of keys) {
         if (key.revokedAt !== undefined) continue
         const entry = entryOf(key)
@@ -94,7 +96,7 @@ export const make = (fixed: ReadonlyArray<Redacted.Redacted<string>>) =>
       if (entry !== undefined && matches && now < entry.expiresAtMillis) {
         if (now - entry.lastUsedMillis >= touchInterval) {
           entry.lastUsedMillis = now
-          used.set(entry.caller.keyId as KeyId, now)
+          used.set(entry.id, now)
         }
         return Option.some(entry.caller)
       }
