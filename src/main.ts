@@ -2,8 +2,7 @@
  * The composition root: reads the configuration, picks the adapters and serves the
  * HTTP API. The only module that chooses adapters.
  */
-import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
-import { PgClient } from "@effect/sql-pg"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import {
   Cause,
   Config,
@@ -21,56 +20,61 @@ import {
 } from "effect"
 import { HttpRouter } from "effect/http"
 import { randomBytes } from "node:crypto"
-import { createServer } from "node:http"
 import * as ApiKeyAdminLocal from "./adapters/apikeys/ApiKeyAdminLocal.ts"
 import * as ApiKeysCached from "./adapters/apikeys/ApiKeysCached.ts"
-import * as EmbeddedDatabase from "./adapters/embedded/EmbeddedDatabase.ts"
-import * as AdminFile from "./adapters/http/admin/AdminFile.ts"
-import * as AdminRoutes from "./adapters/http/admin/AdminRoutes.ts"
 import * as HttpApp from "./adapters/http/server/HttpApp.ts"
 import * as NodeServer from "./adapters/http/server/NodeServer.ts"
 import { ROUTER_CONFIG } from "./adapters/http/server/RouteTable.ts"
-import * as ApiKeyStoreMemory from "./adapters/memory/keys/ApiKeyStoreMemory.ts"
-import * as StoreMemory from "./adapters/memory/StoreMemory.ts"
 import * as JsonLogLines from "./adapters/observability/JsonLogLines.ts"
 import * as StoreMetrics from "./adapters/observability/StoreMetrics.ts"
 import * as Tracing from "./adapters/observability/Tracing.ts"
-import * as ApiKeyStoreSql from "./adapters/postgres/keys/ApiKeyStoreSql.ts"
-import * as OrderRepositorySql from "./adapters/postgres/OrderRepositorySql.ts"
-import * as PetRepositorySql from "./adapters/postgres/PetRepositorySql.ts"
 import { AppConfig } from "./AppConfig.ts"
 import { InvalidInput } from "./domain/Errors.ts"
 
-// The database a SQL store runs on: PGlite in DATA_DIR, or a PostgreSQL server.
-const database = (config: AppConfig) =>
-  config.store === "embedded"
-    ? EmbeddedDatabase.layer({ dataDir: config.dataDir })
-    : Layer.unwrap(Effect.map(
-      Effect.fromOption(config.databaseUrl).pipe(Effect.mapError(() => new Error("STORE=postgres needs DATABASE_URL"))),
-      (url) =>
-        PgClient.layer({
-          url,
-          maxConnections: config.databasePoolSize,
-          connectTimeout: config.databaseConnectTimeout,
-          // The server gives up on a statement at the same bound the adapter waits for it.
-          startupParameters: {
-            statement_timeout: String(Duration.toMillis(config.databaseStatementTimeout))
-          }
-        })
-    ))
-
-// Pets, orders and API keys over one store: an order and its pet change together, and
-// the keys live in the same database.
-const store = (config: AppConfig) => {
-  if (config.store === "memory") return Layer.mergeAll(StoreMemory.layer, ApiKeyStoreMemory.layer)
+// Each store's modules are loaded only when it is picked: the memory store never loads
+// the PostgreSQL driver, and neither loads PGlite. Pets, orders and API keys share the
+// store: an order and its pet change together, and the keys live in the same database.
+const store = (config: AppConfig) => Layer.unwrap(Effect.promise(async () => {
+  if (config.store === "memory") {
+    const [StoreMemory, ApiKeyStoreMemory] = await Promise.all([
+      import("./adapters/memory/StoreMemory.ts"),
+      import("./adapters/memory/keys/ApiKeyStoreMemory.ts")
+    ])
+    return Layer.mergeAll(StoreMemory.layer, ApiKeyStoreMemory.layer)
+  }
+  const [PetRepositorySql, OrderRepositorySql, ApiKeyStoreSql] = await Promise.all([
+    import("./adapters/postgres/PetRepositorySql.ts"),
+    import("./adapters/postgres/OrderRepositorySql.ts"),
+    import("./adapters/postgres/keys/ApiKeyStoreSql.ts")
+  ])
   const options = { timeout: config.databaseStatementTimeout }
-  return Layer.mergeAll(
+  const sql = Layer.mergeAll(
     PetRepositorySql.layer(options),
     OrderRepositorySql.layer(options),
-    // Other instances' key changes arrive through LISTEN; PGlite has one process, which makes them all.
+    // Other instances' key changes arrive through LISTEN; on PGlite this process makes them all.
     ApiKeyStoreSql.layer({ ...options, listen: config.store === "postgres" })
-  ).pipe(Layer.provide(database(config)))
-}
+  )
+  if (config.store === "embedded") {
+    const EmbeddedDatabase = await import("./adapters/embedded/EmbeddedDatabase.ts")
+    return sql.pipe(Layer.provide(EmbeddedDatabase.layer({ dataDir: config.dataDir })))
+  }
+  const { PgClient } = await import("@effect/sql-pg")
+  return Layer.unwrap(Effect.map(
+    Effect.fromOption(config.databaseUrl).pipe(
+      Effect.mapError(() => new Error("STORE=postgres needs DATABASE_URL"))
+    ),
+    (url) =>
+      sql.pipe(Layer.provide(PgClient.layer({
+        url,
+        maxConnections: config.databasePoolSize,
+        connectTimeout: config.databaseConnectTimeout,
+        // The server gives up on a statement at the same bound the adapter waits for it.
+        startupParameters: {
+          statement_timeout: String(Duration.toMillis(config.databaseStatementTimeout))
+        }
+      })))
+  ))
+}))
 
 // Managed keys plus API_KEYS. With no key at all, a run still has to be usable: the
 // memory store makes one up per run and says it once; a durable store issues one the
@@ -98,18 +102,22 @@ const apiKeys = (config: AppConfig) =>
 // service runs goes through it: admin routes on a loopback-only port, found through a
 // file in DATA_DIR that holds a fresh token.
 const adminServer = (config: AppConfig) =>
-  config.store !== "embedded" ? Layer.empty : Layer.unwrap(Effect.sync(() => {
+  config.store !== "embedded" ? Layer.empty : Layer.unwrap(Effect.promise(async () => {
+    const [AdminRoutes, AdminFile, NodeHttpServer, Http] = await Promise.all([
+      import("./adapters/http/admin/AdminRoutes.ts"),
+      import("./adapters/http/admin/AdminFile.ts"),
+      import("@effect/platform-node/NodeHttpServer"),
+      import("node:http")
+    ])
     const token = Redacted.make(randomBytes(32).toString("base64url"))
-    return Layer.mergeAll(
-      AdminRoutes.layer(token),
-      AdminFile.layer(config.dataDir, token)
-    ).pipe(
+    return Layer.mergeAll(AdminRoutes.layer(token), AdminFile.layer(config.dataDir, token)).pipe(
       Layer.provide(ApiKeyAdminLocal.layer),
-      Layer.provide(NodeHttpServer.layer(createServer, { port: config.adminPort, host: "127.0.0.1" }))
+      Layer.provide(NodeHttpServer.layer(Http.createServer, { port: config.adminPort, host: "127.0.0.1" }))
     )
   }))
 
-// What the HTTP app needs, measured, over one store.
+// What the HTTP app needs, over one store: both ports measured, the key check, and the
+// embedded store's admin port.
 const services = (config: AppConfig) =>
   Layer.mergeAll(StoreMetrics.petRepository, StoreMetrics.orderRepository, apiKeys(config), adminServer(config)).pipe(
     Layer.provide(store(config))
