@@ -11,7 +11,9 @@
  * - embedded, no service: the data directory directly, holding its lock meanwhile.
  * - memory: nothing to manage; the keys live and die with the service process.
  */
-import { NodeRuntime, NodeServices } from "@effect/platform-node"
+// Deep imports: the package index loads every platform module (redis, undici …).
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { PgClient } from "@effect/sql-pg"
 import { Cause, Config, Console, Effect, Exit, Layer, Option, Schema } from "effect"
 import { CliError, Command } from "effect/cli"
