@@ -134,6 +134,19 @@ describe.skipIf(!postgresAvailable)("PostgreSQL store, two instances", () => {
     expect(JSON.stringify(rows)).not.toContain(writer.slice(16))
     expect(JSON.stringify(rows)).not.toContain(reader.slice(16))
 
+    // Rotation: the new key reaches both instances; the old one keeps working through the grace period.
+    const rotated = await keysCli(["rotate", "reader", "--grace", "1h"], env)
+    expect(rotated.code, rotated.stderr).toBe(0)
+    const successor = rotated.stdout.trim()
+    await eventually(async () => await statusOf(b, successor, "GET") === 200, 1_000, "the rotated key on the other instance")
+    expect(await statusOf(b, reader, "GET")).toBe(200)
+    const listed = await keysCli(["list"], env)
+    expect(listed.code, listed.stderr).toBe(0)
+    expect(listed.stdout.trim().split("\n").slice(1).map((line) => line.split(/\s+/).slice(0, 2).join(" ")).sort()).toEqual(
+      [`reader ${successor.slice(3, 15)}`, `reader ${reader.slice(3, 15)}`, `writer ${writer.slice(3, 15)}`].sort()
+    )
+    expect(listed.stdout.match(KEY_PATTERN)).toBeNull()
+
     const revokedAt = performance.now()
     const revoked = await keysCli(["revoke", "writer"], env)
     expect(revoked.code, revoked.stderr).toBe(0)
