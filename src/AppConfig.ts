@@ -37,6 +37,10 @@ export const AppConfig = Config.all({
   databaseConnectTimeout: Config.Duration("DATABASE_CONNECT_TIMEOUT").pipe(Config.withDefault(Duration.seconds(5))),
   databaseStatementTimeout: Config.Duration("DATABASE_STATEMENT_TIMEOUT").pipe(Config.withDefault(Duration.seconds(5))),
   dataDir: Config.String("DATA_DIR").pipe(Config.withDefault("./data")),
+  adminPort: Config.schema(
+    Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 65535 }, { message: "must be a port number, or 0 for any free port" })),
+    "ADMIN_PORT"
+  ).pipe(Config.withDefault(0)),
   logLevel: Config.schema(Schema.Literals(LOG_LEVELS), "LOG_LEVEL").pipe(Config.withDefault("info" as const)),
   metrics: Config.schema(Schema.Literals(["on", "off"]), "METRICS").pipe(Config.withDefault("on" as const)),
   publicBaseUrl: Config.schema(BaseUrl, "PUBLIC_BASE_URL").pipe(Config.withDefault("http://localhost:8080/v1")),

@@ -12,6 +12,7 @@ import {
   Exit,
   Layer,
   type LogLevel,
+  Option,
   Predicate,
   Redacted,
   References,
@@ -19,7 +20,8 @@ import {
 } from "effect"
 import { HttpRouter } from "effect/http"
 import { randomBytes } from "node:crypto"
-import * as ApiKeysStatic from "./adapters/apikeys/ApiKeysStatic.ts"
+import * as ApiKeyAdminLocal from "./adapters/apikeys/ApiKeyAdminLocal.ts"
+import * as ApiKeysCached from "./adapters/apikeys/ApiKeysCached.ts"
 import * as HttpApp from "./adapters/http/server/HttpApp.ts"
 import * as NodeServer from "./adapters/http/server/NodeServer.ts"
 import { ROUTER_CONFIG } from "./adapters/http/server/RouteTable.ts"
@@ -30,29 +32,31 @@ import { AppConfig } from "./AppConfig.ts"
 import { InvalidInput } from "./domain/Errors.ts"
 import { IdempotentCreates } from "./ports/IdempotentCreates.ts"
 
-// Both ports, measured, over one store: an order and its pet change together. The
-// answers of idempotent creates are kept in that store too, in the creates' transactions.
-const repositories = (config: AppConfig) =>
-  Layer.mergeAll(
-    StoreMetrics.petRepository,
-    StoreMetrics.orderRepository,
-    Layer.effect(IdempotentCreates, Effect.service(IdempotentCreates))
-  ).pipe(Layer.provide(store(config)))
-
 // Each store's modules are loaded only when it is picked: the memory store never loads
-// the PostgreSQL driver, and neither loads PGlite.
+// the PostgreSQL driver, and neither loads PGlite. Pets, orders, API keys and the answers
+// of idempotent creates share the store: an order and its pet change together, and a
+// create and its kept answer are written in one transaction.
 const store = (config: AppConfig) => Layer.unwrap(Effect.promise(async () => {
-  if (config.store === "memory") return (await import("./adapters/memory/StoreMemory.ts")).layer
-  const [PetRepositorySql, OrderRepositorySql, IdempotentCreatesSql] = await Promise.all([
+  if (config.store === "memory") {
+    const [StoreMemory, ApiKeyStoreMemory] = await Promise.all([
+      import("./adapters/memory/StoreMemory.ts"),
+      import("./adapters/memory/keys/ApiKeyStoreMemory.ts")
+    ])
+    return Layer.mergeAll(StoreMemory.layer, ApiKeyStoreMemory.layer)
+  }
+  const [PetRepositorySql, OrderRepositorySql, IdempotentCreatesSql, ApiKeyStoreSql] = await Promise.all([
     import("./adapters/postgres/PetRepositorySql.ts"),
     import("./adapters/postgres/OrderRepositorySql.ts"),
-    import("./adapters/postgres/IdempotentCreatesSql.ts")
+    import("./adapters/postgres/IdempotentCreatesSql.ts"),
+    import("./adapters/postgres/keys/ApiKeyStoreSql.ts")
   ])
   const options = { timeout: config.databaseStatementTimeout }
   const sql = Layer.mergeAll(
     PetRepositorySql.layer(options),
     OrderRepositorySql.layer(options),
-    IdempotentCreatesSql.layer(options)
+    IdempotentCreatesSql.layer(options),
+    // Other instances' key changes arrive through LISTEN; on PGlite this process makes them all.
+    ApiKeyStoreSql.layer({ ...options, listen: config.store === "postgres" })
   )
   if (config.store === "embedded") {
     const EmbeddedDatabase = await import("./adapters/embedded/EmbeddedDatabase.ts")
@@ -76,15 +80,56 @@ const store = (config: AppConfig) => Layer.unwrap(Effect.promise(async () => {
   ))
 }))
 
-// With no key configured, a run still has to be usable: make one up and say it once.
+// Managed keys plus API_KEYS. With no key at all, a run still has to be usable: the
+// memory store makes one up per run and says it once; a durable store issues one the
+// first time and keeps it (only its digest), so the key stays valid across restarts.
 const apiKeys = (config: AppConfig) =>
-  config.apiKeys.length > 0
-    ? ApiKeysStatic.layer(config.apiKeys)
-    : Layer.unwrap(Effect.gen(function*() {
+  Layer.unwrap(Effect.gen(function*() {
+    if (config.apiKeys.length > 0) return ApiKeysCached.layer(config.apiKeys)
+    if (config.store === "memory") {
       const key = randomBytes(24).toString("base64url")
       yield* Console.log(`No API_KEYS set. This run accepts one generated key: ${key}`)
-      return ApiKeysStatic.layer([Redacted.make(key)])
-    }))
+      return ApiKeysCached.layer([Redacted.make(key)])
+    }
+    const issued = yield* ApiKeyAdminLocal.bootstrap
+    if (Option.isSome(issued)) {
+      yield* Console.error(
+        `No API key existed, so this store issued one write key, shown only now: ${
+          Redacted.value(issued.value.key)
+        } (manage keys with animal-store-keys)`
+      )
+    }
+    return ApiKeysCached.layer([])
+  }))
+
+// The embedded store is one process per data directory, so key management while the
+// service runs goes through it: admin routes on a loopback-only port, found through a
+// file in DATA_DIR that holds a fresh token.
+const adminServer = (config: AppConfig) =>
+  config.store !== "embedded" ? Layer.empty : Layer.unwrap(Effect.promise(async () => {
+    const [AdminRoutes, AdminFile, NodeHttpServer, Http] = await Promise.all([
+      import("./adapters/http/admin/AdminRoutes.ts"),
+      import("./adapters/http/admin/AdminFile.ts"),
+      import("@effect/platform-node/NodeHttpServer"),
+      import("node:http")
+    ])
+    const token = Redacted.make(randomBytes(32).toString("base64url"))
+    return Layer.mergeAll(AdminRoutes.layer(token), AdminFile.layer(config.dataDir, token)).pipe(
+      Layer.provide(ApiKeyAdminLocal.layer),
+      Layer.provide(NodeHttpServer.layer(Http.createServer, { port: config.adminPort, host: "127.0.0.1" }))
+    )
+  }))
+
+// What the HTTP app needs, over one store: both repositories measured, idempotent creates,
+// the key check, and the embedded store's admin port.
+const services = (config: AppConfig) =>
+  Layer.mergeAll(
+    StoreMetrics.petRepository,
+    StoreMetrics.orderRepository,
+    Layer.effect(IdempotentCreates, Effect.service(IdempotentCreates)),
+    apiKeys(config),
+    adminServer(config)
+  ).pipe(Layer.provide(store(config)))
 
 const LOG_LEVELS: Record<AppConfig["logLevel"], LogLevel.LogLevel> = {
   all: "All",
@@ -121,7 +166,7 @@ const main = Effect.gen(function*() {
   )
   const server = HttpRouter.serve(app, { disableLogger: true, routerConfig: ROUTER_CONFIG })
     .pipe(
-      Layer.provide([repositories(config), apiKeys(config)]),
+      Layer.provide(services(config)),
       Layer.provide(Tracing.layer),
       Layer.provide(NodeServer.layer({ port: config.port, host: config.host, shutdownTimeout: Duration.seconds(10) }))
     )

@@ -80,6 +80,16 @@ export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthoriz
   }
 }
 
+/** The caller's key is valid, but its scope does not allow the operation. */
+export class InsufficientScope extends Schema.TaggedError<InsufficientScope>()("InsufficientScope", {
+  scope: Schema.String,
+  operation: Schema.String
+}) {
+  override get message(): string {
+    return `this API key has the ${this.scope} scope; ${this.operation} needs a write key`
+  }
+}
+
 /** The resource existed once but its operation has been withdrawn. */
 export class Gone extends Schema.TaggedError<Gone>()("Gone", {
   message: Schema.String

@@ -1,4 +1,6 @@
 export * from "./ApiKeys.ts"
 export * from "./PetRepository.ts"
 export * from "./OrderRepository.ts"
+export * from "./ApiKeyAdmin.ts"
+export * from "./ApiKeyStore.ts"
 export * from "./IdempotentCreates.ts"

@@ -26,7 +26,8 @@ const badValues: ReadonlyArray<{ readonly env: Record<string, string>; readonly 
   { env: { DATABASE_POOL_SIZE: "0" }, names: /DATABASE_POOL_SIZE/ },
   { env: { DATABASE_CONNECT_TIMEOUT: "soon" }, names: /DATABASE_CONNECT_TIMEOUT/ },
   { env: { DATABASE_STATEMENT_TIMEOUT: "-" }, names: /DATABASE_STATEMENT_TIMEOUT/ },
-  { env: { STORE: "postgres" }, names: /DATABASE_URL/ }
+  { env: { STORE: "postgres" }, names: /DATABASE_URL/ },
+  { env: { ADMIN_PORT: "65536" }, names: /ADMIN_PORT/ }
 ]
 
 describe("a bad configuration value", () => {

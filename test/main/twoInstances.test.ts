@@ -34,6 +34,7 @@ const ALL_MIGRATIONS = [
   { migration_id: 1, name: "create_pets" },
   { migration_id: 2, name: "name_blank_class" },
   { migration_id: 3, name: "create_orders" },
+  { migration_id: 4, name: "create_api_keys" },
   { migration_id: 5, name: "create_idempotency_keys" }
 ]
 

@@ -1,2 +1,7 @@
-/** ApiKeys adapters: a fixed set of keys compared in constant time. */
+/**
+ * ApiKeys adapters: a fixed set of keys (ApiKeysStatic), and managed keys from an
+ * ApiKeyStore verified from memory (ApiKeysCached); key management (ApiKeyAdminLocal).
+ */
+export * as ApiKeyAdminLocal from "./ApiKeyAdminLocal.ts"
+export * as ApiKeysCached from "./ApiKeysCached.ts"
 export * as ApiKeysStatic from "./ApiKeysStatic.ts"

@@ -3,5 +3,6 @@
  * PetRepository, OrderRepository and IdempotentCreates over one store;
  * `PetRepositoryMemory.layer` the catalogue alone.
  */
+export * as ApiKeyStoreMemory from "./keys/ApiKeyStoreMemory.ts"
 export * as PetRepositoryMemory from "./PetRepositoryMemory.ts"
 export * as StoreMemory from "./StoreMemory.ts"

@@ -5,7 +5,7 @@ import { Migrator, SqlClient } from "effect/sql"
 export const MIGRATIONS_TABLE = "animal_store_migrations"
 
 /**
- * The schema of the whole store (pets, then orders), versioned. Never edit a migration
+ * The schema of the whole store (pets, orders, API keys), versioned. Never edit a migration
  * that has shipped: add the next one. The CHECK constraints mirror the domain's rules so
  * that no other writer can store a pet or an order the service would refuse.
  */
@@ -60,6 +60,22 @@ export const loader = Migrator.fromRecord({
     // Keyset pages by status walk (status, id), by pet (pet_id, id); the latter also serves the foreign key.
     yield* sql`CREATE INDEX orders_status_id ON orders (status, id)`
     yield* sql`CREATE INDEX orders_pet_id_id ON orders (pet_id, id)`
+  }),
+  // Managed API keys: only a SHA-256 digest of each key is kept, never the key.
+  "0004_create_api_keys": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`
+      CREATE TABLE api_keys (
+        id text PRIMARY KEY CONSTRAINT api_keys_id_format CHECK (id ~ '^[0-9a-f]{12}$'),
+        name text NOT NULL CONSTRAINT api_keys_name_length CHECK (char_length(name) BETWEEN 1 AND 100),
+        scope text NOT NULL CONSTRAINT api_keys_scope_enum CHECK (scope IN ('read', 'write')),
+        digest text NOT NULL UNIQUE CONSTRAINT api_keys_digest_format CHECK (digest ~ '^[0-9a-f]{64}$'),
+        created_at timestamptz NOT NULL,
+        expires_at timestamptz,
+        last_used_at timestamptz,
+        revoked_at timestamptz
+      )
+    `
   }),
   // The answers of creates sent with an Idempotency-Key, per API key (key_id) and key,
   // written in the create's own transaction. Only 2xx and 4xx answers are kept; rows older

@@ -7,3 +7,9 @@ export const KeyScope = Schema.Literals(["read", "write"]).annotate({
 })
 /** A value of {@link KeyScope}. */
 export type KeyScope = typeof KeyScope.Type
+
+/** What an operation does to the store: `read` lists and gets, `write` changes it. */
+export type Access = "read" | "write"
+
+/** Whether a key of `scope` may perform an operation of `access`. */
+export const allows = (scope: KeyScope, access: Access): boolean => access === "read" || scope === "write"

@@ -11,6 +11,7 @@ import * as HttpApp from "../../../src/adapters/http/server/HttpApp.ts"
 import { ROUTER_CONFIG } from "../../../src/adapters/http/server/RouteTable.ts"
 import * as IdempotentCreatesMemory from "../../../src/adapters/memory/IdempotentCreatesMemory.ts"
 import * as StoreMemory from "../../../src/adapters/memory/StoreMemory.ts"
+import type { ApiKeys } from "../../../src/ports/ApiKeys.ts"
 import type { OrderRepository } from "../../../src/ports/OrderRepository.ts"
 import type { PetRepository } from "../../../src/ports/PetRepository.ts"
 
@@ -56,15 +57,17 @@ export interface TestServer {
 const encoder = new TextEncoder()
 
 /**
- * A fresh app over an empty in-memory store (ids start at 1 again), or over `store`.
+ * A fresh app over an empty in-memory store (ids start at 1 again), or over `store`,
+ * accepting {@link API_KEY}, or the keys `apiKeys` accepts.
  * Logging is off, so the defects some tests provoke do not clutter the output.
  */
 export const makeTestServer = (
   store: Layer.Layer<PetRepository | OrderRepository> = StoreMemory.layer,
-  options?: HttpApp.Options
+  options?: HttpApp.Options,
+  apiKeys: Layer.Layer<ApiKeys, unknown> = ApiKeysStatic.layer([Redacted.make(API_KEY)])
 ): TestServer => {
   const app = HttpApp.layer(SERVERS, options).pipe(
-    Layer.provide([store, ApiKeysStatic.layer([Redacted.make(API_KEY)])]),
+    Layer.provide([store, apiKeys]),
     // For stores made for one test (failing, swappable), which keep no idempotency keys of
     // their own; a store that does (StoreMemory) provides its own, nearer the app.
     Layer.provide(IdempotentCreatesMemory.layer()),
@@ -95,9 +98,10 @@ export const makeTestServer = (
 /** A fresh server that is disposed when the current test finishes. */
 export const freshServer = (
   store?: Layer.Layer<PetRepository | OrderRepository>,
-  options?: HttpApp.Options
+  options?: HttpApp.Options,
+  apiKeys?: Layer.Layer<ApiKeys, unknown>
 ): TestServer => {
-  const server = makeTestServer(store, options)
+  const server = makeTestServer(store, options, apiKeys)
   onTestFinished(() => server.dispose())
   return server
 }

@@ -21,6 +21,7 @@ import { JsonContentType } from "./JsonContentType.ts"
 import { jsonInt64, LosslessJsonBody } from "./JsonInt64.ts"
 import { CursorParam, LimitParam, PetIdParam } from "./PathAndQuery.ts"
 import { RequestValidation } from "./RequestValidation.ts"
+import { WriteScope } from "./WriteScope.ts"
 
 /** A pet on the wire: int64 fields are bare JSON integers with every digit. */
 export const PetJson = Schema.Struct({
@@ -81,6 +82,8 @@ export class AnimalsGroup extends HttpApiGroup.make("animals")
         Internal
       ]
     }).middleware(JsonContentType)
+      // Added after JsonContentType, so it runs before it: 403 comes before any look at the input.
+      .middleware(WriteScope)
       .annotateMerge(OpenApi.annotations({ identifier: "createPet", summary: "Add an animal", description: IDEMPOTENCY_DESCRIPTION })),
     HttpApiEndpoint.get("getPet", "/pets/:petId", {
       params: { petId: PetIdParam },

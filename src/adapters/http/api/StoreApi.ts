@@ -23,6 +23,7 @@ import { jsonInt64, LosslessJsonBody } from "./JsonInt64.ts"
 import { LimitParam, OrderCursorParam, OrderIdParam, PetIdParam } from "./PathAndQuery.ts"
 import { MAX_BODY_VALUES } from "./PetsApi.ts"
 import { RequestValidation } from "./RequestValidation.ts"
+import { WriteScope } from "./WriteScope.ts"
 
 /**
  * `quantity` on the wire. The lossless JSON reader turns every integer into a bigint, so
@@ -73,7 +74,7 @@ const transitionEndpoint = <const Name extends string, const Action extends stri
     params: { orderId: OrderIdParam },
     success: LosslessJsonBody(OrderJson),
     error: [InvalidRequest, NotFound, InvalidTransition, ServiceUnavailable, Internal]
-  }).annotateMerge(OpenApi.annotations({ identifier: name, summary: `${action[0]!.toUpperCase()}${action.slice(1)} an order`, description }))
+  }).middleware(WriteScope).annotateMerge(OpenApi.annotations({ identifier: name, summary: `${action[0]!.toUpperCase()}${action.slice(1)} an order`, description }))
 
 /** The store area: orders for pets, and the inventory, under bearer authentication. */
 export class StoreGroup extends HttpApiGroup.make("store")
@@ -113,6 +114,8 @@ export class StoreGroup extends HttpApiGroup.make("store")
         Internal
       ]
     }).middleware(JsonContentType)
+      // Added after JsonContentType, so it runs before it: 403 comes before any look at the input.
+      .middleware(WriteScope)
       .annotateMerge(OpenApi.annotations({
         identifier: "placeOrder",
         summary: "Order a pet",

@@ -2,16 +2,17 @@
  * The hot operations (listPets, getPet, createPet, listOrders, getOrder) as plain router routes.
  * HttpApiBuilder's per-endpoint machinery (middleware chain, generic decoding and
  * encoding of every slot, errors encoded through schemas) cost most of a request's CPU;
- * these handlers take the same steps in the same order (authorization, then input, then
- * the store), decode with the endpoints' own schemas compiled once and write the same
+ * these handlers take the same steps in the same order (authorization, then the key's
+ * scope, then input, then the store), decode with the endpoints' own schemas compiled once and write the same
  * bytes, so the Api stays the one source of the OpenAPI document and the typed client.
  */
 import { Clock, Effect, Option, Redacted, Result, Schema, type SchemaIssue, SchemaParser } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiSecurity } from "effect/http-api"
-import { Gone, InvalidInput, Unauthorized } from "../../../domain/Errors.ts"
+import { Gone, InsufficientScope, InvalidInput, Unauthorized } from "../../../domain/Errors.ts"
 import type { IdempotencyKey } from "../../../domain/idempotency/IdempotencyKey.ts"
 import { createPetFingerprint, IdempotentRequest } from "../../../domain/idempotency/IdempotentRequest.ts"
+import { allows } from "../../../domain/keys/KeyScope.ts"
 import { NewPet } from "../../../domain/NewPet.ts"
 import type { OrderId } from "../../../domain/orders/OrderId.ts"
 import type { OrderStatus } from "../../../domain/orders/OrderStatus.ts"
@@ -154,6 +155,10 @@ export const layer = HttpRouter.use(Effect.fnUntraced(function*(router) {
   })
 
   const create = Effect.gen(function*() {
+    const caller = yield* CurrentCaller
+    if (!allows(caller.scope, "write")) {
+      return errorResponse(toHttpError(new InsufficientScope({ scope: caller.scope, operation: createPet.identifier })))
+    }
     const request = yield* HttpServerRequest.HttpServerRequest
     const contentType = request.headers["content-type"]
     if (!isJsonContentType(contentType) || !isJsonMediaType(contentType)) {
@@ -177,7 +182,6 @@ export const layer = HttpRouter.use(Effect.fnUntraced(function*(router) {
         (pet) => json(petJson(pet), 201, { location: `/v1/pets/${pet.id}` })
       ))
     }
-    const caller = yield* CurrentCaller
     return yield* IdempotentResponses.respond(idempotent.run(
       new IdempotentRequest({ keyId: caller.keyId, key, fingerprint: createPetFingerprint(pet) }, { disableChecks: true }),
       Effect.map(pets.create(pet), (pet) => IdempotentResponses.created(JSON.stringify(petJson(pet)), `/v1/pets/${pet.id}`))

@@ -15,6 +15,7 @@ import * as RequestValidationLive from "./RequestValidationLive.ts"
 import * as RouteTable from "./RouteTable.ts"
 import { toHttpError } from "./HttpErrors.ts"
 import * as StoreHandlers from "./StoreHandlers.ts"
+import * as WriteScopeLive from "./WriteScopeLive.ts"
 
 export { ROUTER_CONFIG } from "./RouteTable.ts"
 
@@ -86,7 +87,7 @@ export const layer = (servers: Servers, options?: Options) => {
     FastRoutes.layer,
     HttpApiBuilder.layer(BuilderApi).pipe(
       Layer.provide(StoreHandlers.layer.pipe(
-        Layer.provide([AuthorizationLive.layer, RequestValidationLive.layer, JsonContentTypeLive.layer])
+        Layer.provide([AuthorizationLive.layer, RequestValidationLive.layer, JsonContentTypeLive.layer, WriteScopeLive.layer])
       ))
     ),
     openApiRoute(api),

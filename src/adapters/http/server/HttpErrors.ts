@@ -1,5 +1,6 @@
 import type {
   Gone as DomainGone,
+  InsufficientScope,
   InvalidInput,
   OrderConflict,
   OrderNotFound,
@@ -13,6 +14,7 @@ import type {
   IdempotencyKeyReused as DomainIdempotencyKeyReused
 } from "../../../domain/idempotency/IdempotencyErrors.ts"
 import {
+  Forbidden,
   Gone,
   IdempotencyKeyInUse,
   IdempotencyKeyReused,
@@ -32,6 +34,7 @@ type DomainError =
   | OrderConflict
   | InvalidInput
   | DomainUnauthorized
+  | InsufficientScope
   | DomainGone
   | StoreUnavailable
   | DomainIdempotencyKeyInUse
@@ -44,6 +47,7 @@ interface HttpErrorFor {
   readonly OrderConflict: InvalidTransition
   readonly InvalidInput: InvalidRequest
   readonly Unauthorized: Unauthorized
+  readonly InsufficientScope: Forbidden
   readonly Gone: Gone
   readonly StoreUnavailable: ServiceUnavailable
   readonly IdempotencyKeyInUse: IdempotencyKeyInUse
@@ -57,6 +61,7 @@ const mappings: { readonly [K in DomainError["_tag"]]: (error: Extract<DomainErr
   OrderConflict: (error) => new InvalidTransition({ message: error.message }),
   InvalidInput: (error) => new InvalidRequest({ message: error.message }),
   Unauthorized: (error) => new Unauthorized({ message: error.message, invalidToken: error.credential === "invalid" }),
+  InsufficientScope: (error) => new Forbidden({ message: error.message }),
   Gone: (error) => new Gone({ message: error.message }),
   StoreUnavailable: (error) => new ServiceUnavailable({ message: error.message }),
   IdempotencyKeyInUse: (error) => new IdempotencyKeyInUse({ message: error.message }),

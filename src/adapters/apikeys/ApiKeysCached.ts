@@ -1,0 +1,116 @@
+import { timingSafeEqual } from "node:crypto"
+import { Clock, DateTime, Duration, Effect, Layer, Option, Redacted, Schedule, Semaphore, Stream } from "effect"
+import type { StoreUnavailable } from "../../domain/Errors.ts"
+import type { ApiKey } from "../../domain/keys/ApiKey.ts"
+import { Caller } from "../../domain/keys/Caller.ts"
+import { parseKeyId } from "../../domain/keys/KeyFormat.ts"
+import type { KeyId } from "../../domain/keys/KeyId.ts"
+import { ApiKeys } from "../../ports/ApiKeys.ts"
+import { ApiKeyStore } from "../../ports/ApiKeyStore.ts"
+import { matchStatic, staticKeys } from "./ApiKeysStatic.ts"
+import { digestOf } from "./KeyIssuer.ts"
+
+/** How often the whole key list is read again, whatever the change feed said: the safety net. */
+export const RELOAD_INTERVAL = Duration.seconds(30)
+/** A key's last use is written at most this often. */
+export const TOUCH_INTERVAL = Duration.minutes(1)
+
+interface Entry {
+  readonly id: KeyId
+  readonly digest: Buffer
+  readonly caller: Caller
+  /** Infinity when the key does not expire. */
+  readonly expiresAtMillis: number
+  lastUsedMillis: number
+}
+
+// Compared against when the presented key names no known id, so that path does the same work.
+const NO_DIGEST = Buffer.alloc(32)
+
+const entryOf = (key: ApiKey): Entry => ({
+  id: key.id,
+  digest: Buffer.from(key.digest, "hex"),
+  caller: new Caller({ keyId: key.id, scope: key.scope }),
+  expiresAtMillis: key.expiresAt === undefined ? Infinity : DateTime.toEpochMillis(key.expiresAt),
+  lastUsedMillis: key.lastUsedAt === undefined ? -Infinity : DateTime.toEpochMillis(key.lastUsedAt)
+})
+
+/**
+ * Verifies keys against a copy of the store's keys held in memory, so that a request
+ * never waits for the database: a lookup by the key's public id, then one
+ * constant-time comparison of SHA-256 digests. Keys from `fixed` (API_KEYS) are
+ * accepted too, as `write` callers that no store change can revoke.
+ *
+ * The copy is read again whenever the store reports a change (this process's writes at
+ * once; other instances' through the store's feed) and every {@link RELOAD_INTERVAL}.
+ * Expiry is checked against the Clock at each verification. Last uses are gathered in
+ * memory and written at most once per {@link TOUCH_INTERVAL} per key, and at shutdown.
+ */
+export const make = (fixed: ReadonlyArray<Redacted.Redacted<string>>) =>
+  Effect.gen(function*() {
+    const store = yield* ApiKeyStore
+    const accepted = staticKeys(fixed)
+    let entries = new Map<KeyId, Entry>()
+    const used = new Map<KeyId, number>()
+
+    const load = Effect.map(store.list, (keys) => {
+      const next = new Map<KeyId, Entry>()
+      for (const key of keys) {
+        if (key.revokedAt !== undefined) continue
+        const entry = entryOf(key)
+        // A use seen here but not yet written must not be forgotten by a reload.
+        entry.lastUsedMillis = Math.max(entry.lastUsedMillis, entries.get(key.id)?.lastUsedMillis ?? -Infinity)
+        next.set(key.id, entry)
+      }
+      entries = next
+    })
+    // One reload at a time, so an older read never replaces a newer one.
+    const reload = Semaphore.withPermits(yield* Semaphore.make(1), 1)(load).pipe(
+      Effect.catchTag("StoreUnavailable", (error) => Effect.logWarning(`API keys not reloaded: ${error.message}`))
+    )
+    // Subscribed before the first load, so no change falls between the two.
+    const changes = yield* store.changes
+    yield* load
+
+    yield* Effect.forkScoped(Stream.runForEach(changes, () => reload))
+    yield* Effect.forkScoped(Effect.repeat(Effect.delay(reload, RELOAD_INTERVAL), Schedule.forever))
+
+    const flush = Effect.suspend(() => {
+      if (used.size === 0) return Effect.void
+      const uses = [...used].map(([id, millis]) => [id, DateTime.makeUnsafe(millis)] as const)
+      used.clear()
+      return store.touch(uses)
+    }).pipe(Effect.catchTag("StoreUnavailable", (error: StoreUnavailable) =>
+      Effect.logWarning(`API key last uses not recorded: ${error.message}`)
+    ))
+    yield* Effect.forkScoped(Effect.repeat(Effect.delay(flush, TOUCH_INTERVAL), Schedule.forever))
+    yield* Effect.addFinalizer(() => flush)
+
+    const touchInterval = Duration.toMillis(TOUCH_INTERVAL)
+    const check = (key: string, now: number): Option.Option<Caller> => {
+      const presented = digestOf(key)
+      const fixedCaller = matchStatic(accepted, presented)
+      const id = parseKeyId(key)
+      const entry = Option.isSome(id) ? entries.get(id.value) : undefined
+      const matches = timingSafeEqual(entry?.digest ?? NO_DIGEST, presented)
+      if (entry !== undefined && matches && now < entry.expiresAtMillis) {
+        if (now - entry.lastUsedMillis >= touchInterval) {
+          entry.lastUsedMillis = now
+          used.set(entry.id, now)
+        }
+        return Option.some(entry.caller)
+      }
+      return Option.fromUndefinedOr(fixedCaller)
+    }
+
+    return ApiKeys.of({
+      verify: Effect.fn("ApiKeys.verify")((key: Redacted.Redacted<string>) =>
+        Effect.map(Clock.currentTimeMillis, (now) => check(Redacted.value(key), now))
+      )
+    })
+  })
+
+/** ApiKeys over the ApiKeyStore in context, plus the fixed `keys`. */
+export const layer = (
+  keys: ReadonlyArray<Redacted.Redacted<string>>
+): Layer.Layer<ApiKeys, StoreUnavailable, ApiKeyStore> => Layer.effect(ApiKeys, make(keys))

@@ -1,0 +1,144 @@
+import { PgClient } from "@effect/sql-pg"
+import { DateTime, Duration, Effect, Layer, PubSub, Schedule, Schema, Stream } from "effect"
+import { type Migrator, SqlClient, type SqlError, SqlSchema } from "effect/sql"
+import { ApiKey, KeyDigest } from "../../../domain/keys/ApiKey.ts"
+import { KeyId } from "../../../domain/keys/KeyId.ts"
+import { KeyName } from "../../../domain/keys/KeyName.ts"
+import { KeyScope } from "../../../domain/keys/KeyScope.ts"
+import { ApiKeyStore } from "../../../ports/ApiKeyStore.ts"
+import * as PetMigrations from "../PetMigrations.ts"
+import { unavailableOrDie } from "../UnavailableOrDie.ts"
+
+/** The PostgreSQL channel on which every key change is announced to the other instances. */
+export const CHANGES_CHANNEL = "animal_store_api_keys"
+
+/** Tuning for the SQL-backed key store. */
+export interface Options {
+  /** Longest a single store call may take before it fails with StoreUnavailable. */
+  readonly timeout: Duration.Input
+  /**
+   * Also report changes made by other processes, through LISTEN on {@link CHANGES_CHANNEL}
+   * (a PostgreSQL server). Off for PGlite: its one connection cannot be given to a listener.
+   */
+  readonly listen: boolean
+}
+
+// Rows are decoded through the domain schemas, so a row no service could have written fails loudly.
+const KeyRow = Schema.Struct({
+  id: KeyId,
+  name: KeyName,
+  scope: KeyScope,
+  digest: KeyDigest,
+  created_at: Schema.DateTimeUtcFromDate,
+  expires_at: Schema.NullOr(Schema.DateTimeUtcFromDate),
+  last_used_at: Schema.NullOr(Schema.DateTimeUtcFromDate),
+  revoked_at: Schema.NullOr(Schema.DateTimeUtcFromDate)
+})
+
+const toKey = (row: typeof KeyRow.Type): ApiKey =>
+  new ApiKey({
+    id: row.id,
+    name: row.name,
+    scope: row.scope,
+    digest: row.digest,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at ?? undefined,
+    lastUsedAt: row.last_used_at ?? undefined,
+    revokedAt: row.revoked_at ?? undefined
+  }, { disableChecks: true })
+
+const date = (time: DateTime.Utc | undefined): Date | null => time === undefined ? null : DateTime.toDateUtc(time)
+
+/** Builds an ApiKeyStore on a sql-pg client (PostgreSQL server or embedded PGlite), after running the migrations. */
+export const make = (options: Options) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const pg = yield* PgClient.PgClient
+    yield* PetMigrations.run
+    const guard = unavailableOrDie(Duration.fromInputUnsafe(options.timeout))
+    // This process's own writes, announced at once (and on a server to everyone through NOTIFY).
+    const local = yield* PubSub.sliding<void>(1)
+    const changed = Effect.andThen(pg.notify(CHANGES_CHANNEL, ""), PubSub.publish(local, undefined))
+
+    const insertStatement = (key: ApiKey) =>
+      sql`INSERT INTO api_keys (id, name, scope, digest, created_at, expires_at, last_used_at, revoked_at)
+          VALUES (${key.id}, ${key.name}, ${key.scope}, ${key.digest}, ${date(key.createdAt)},
+                  ${date(key.expiresAt)}, ${date(key.lastUsedAt)}, ${date(key.revokedAt)})`
+
+    const all = SqlSchema.findAll({
+      Request: Schema.Void,
+      Result: KeyRow,
+      execute: () =>
+        sql`SELECT id, name, scope, digest, created_at, expires_at, last_used_at, revoked_at
+            FROM api_keys ORDER BY created_at, id`
+    })
+
+    const insert = Effect.fn("ApiKeyStore.insert")((key: ApiKey) =>
+      guard(Effect.andThen(insertStatement(key), changed))
+    )
+
+    // The table lock makes "is it empty?" and the insert one step for concurrent starters.
+    const insertIfEmpty = Effect.fn("ApiKeyStore.insertIfEmpty")((key: ApiKey) =>
+      guard(Effect.gen(function*() {
+        const inserted = yield* sql.withTransaction(Effect.gen(function*() {
+          yield* sql`LOCK TABLE api_keys IN EXCLUSIVE MODE`
+          const existing = yield* sql`SELECT 1 FROM api_keys LIMIT 1`
+          if (existing.length > 0) return false
+          yield* insertStatement(key)
+          return true
+        }))
+        if (inserted) yield* changed
+        return inserted
+      }))
+    )
+
+    const list = guard(Effect.map(all(undefined), (rows) => rows.map(toKey))).pipe(Effect.withSpan("ApiKeyStore.list"))
+
+    const revoke = Effect.fn("ApiKeyStore.revoke")((ids: ReadonlyArray<KeyId>, at: DateTime.Utc) =>
+      guard(Effect.gen(function*() {
+        if (ids.length === 0) return
+        yield* sql`UPDATE api_keys SET revoked_at = ${date(at)} WHERE ${sql.in("id", ids)} AND revoked_at IS NULL`
+        yield* changed
+      }))
+    )
+
+    const expire = Effect.fn("ApiKeyStore.expire")((expiries: ReadonlyArray<readonly [KeyId, DateTime.Utc]>) =>
+      guard(Effect.gen(function*() {
+        for (const [id, at] of expiries) yield* sql`UPDATE api_keys SET expires_at = ${date(at)} WHERE id = ${id}`
+        yield* changed
+      }))
+    )
+
+    const touch = Effect.fn("ApiKeyStore.touch")((uses: ReadonlyArray<readonly [KeyId, DateTime.Utc]>) =>
+      guard(Effect.forEach(
+        uses,
+        ([id, at]) =>
+          sql`UPDATE api_keys SET last_used_at = ${date(at)}
+              WHERE id = ${id} AND (last_used_at IS NULL OR last_used_at < ${date(at)})`,
+        { discard: true }
+      ))
+    )
+
+    // Another instance's NOTIFY. A (re)connected listener first says "changed", since
+    // notifications sent while it was away are lost; a lost connection is retried.
+    const remote = Stream.unwrap(Effect.map(pg.listen(CHANGES_CHANNEL), (queue) =>
+      Stream.fromQueue(queue).pipe(Stream.as<void>(undefined), Stream.prepend<void>([undefined])))).pipe(
+        Stream.tapError((error) => Effect.logWarning(`API key change feed lost, reconnecting: ${error.message}`)),
+        // Retried without end; the periodic reload of the key cache covers the gaps.
+        Stream.retry(Schedule.spaced("1 second")),
+        Stream.ignore
+      )
+
+    const changes = Effect.map(
+      PubSub.subscribe(local),
+      (subscription) => options.listen ? Stream.merge(Stream.fromSubscription(subscription), remote) : Stream.fromSubscription(subscription)
+    )
+
+    return ApiKeyStore.of({ insert, insertIfEmpty, list, revoke, expire, touch, changes })
+  })
+
+/** An ApiKeyStore on the sql-pg client in context. */
+export const layer = (
+  options: Options
+): Layer.Layer<ApiKeyStore, Migrator.MigrationError | SqlError.SqlError, PgClient.PgClient | SqlClient.SqlClient> =>
+  Layer.effect(ApiKeyStore, make(options))

@@ -1,0 +1,76 @@
+#!/usr/bin/env node
+/**
+ * The composition root of `animal-store-keys` (npm run keys): picks how to reach the
+ * configured store's keys, from the same variables as the service, then runs the
+ * command (src/cli/KeysCommand.ts).
+ *
+ * - postgres: the database directly; running services see each change within a second
+ *   through LISTEN/NOTIFY.
+ * - embedded, service running: its admin port (the data directory is one process's),
+ *   so the service changes its own cache at once.
+ * - embedded, no service: the data directory directly, holding its lock meanwhile.
+ * - memory: nothing to manage; the keys live and die with the service process.
+ */
+// Deep imports: the package index loads every platform module (redis, undici …).
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import { PgClient } from "@effect/sql-pg"
+import { Cause, Config, Console, Effect, Exit, Layer, Option, Schema } from "effect"
+import { CliError, Command } from "effect/cli"
+import * as ApiKeyAdminLocal from "./adapters/apikeys/ApiKeyAdminLocal.ts"
+import * as EmbeddedDatabase from "./adapters/embedded/EmbeddedDatabase.ts"
+import * as AdminFile from "./adapters/http/admin/AdminFile.ts"
+import * as ApiKeyAdminHttp from "./adapters/http/admin/ApiKeyAdminHttp.ts"
+import * as ApiKeyStoreSql from "./adapters/postgres/keys/ApiKeyStoreSql.ts"
+import { AppConfig } from "./AppConfig.ts"
+import * as KeysCommand from "./cli/KeysCommand.ts"
+import { InvalidInput } from "./domain/Errors.ts"
+
+const VERSION = "1.0.0"
+
+const keyAdmin = (config: AppConfig) =>
+  Layer.unwrap(Effect.gen(function*() {
+    const local = ApiKeyAdminLocal.layer.pipe(
+      Layer.provide(ApiKeyStoreSql.layer({ timeout: config.databaseStatementTimeout, listen: false }))
+    )
+    switch (config.store) {
+      case "memory":
+        return yield* Effect.fail(
+          new Error("STORE=memory keeps its keys inside the service process; there is nothing to manage")
+        )
+      case "embedded": {
+        const running = yield* AdminFile.read(config.dataDir)
+        return Option.isSome(running)
+          ? ApiKeyAdminHttp.layer(running.value)
+          : local.pipe(Layer.provide(EmbeddedDatabase.layer({ dataDir: config.dataDir })))
+      }
+      case "postgres": {
+        const url = yield* Effect.fromOption(config.databaseUrl).pipe(
+          Effect.mapError(() => new Error("STORE=postgres needs DATABASE_URL"))
+        )
+        return local.pipe(Layer.provide(PgClient.layer({ url, maxConnections: 2, connectTimeout: config.databaseConnectTimeout })))
+      }
+    }
+  }))
+
+const main = Effect.gen(function*() {
+  const config = yield* AppConfig
+  yield* Command.run(KeysCommand.make(keyAdmin(config)), { version: VERSION })
+}).pipe(
+  // Usage errors are already printed by the CLI module; anything else gets one plain line.
+  Effect.tapCause((cause) => {
+    if (Cause.hasInterruptsOnly(cause)) return Effect.void
+    const error = Cause.squash(cause)
+    if (CliError.isCliError(error)) return Effect.void
+    const message = error instanceof Config.ConfigError && Schema.isSchemaError(error.cause)
+      ? `invalid configuration: ${InvalidInput.fromIssue(error.cause.issue).message}`
+      : error instanceof Error ? error.message : String(error)
+    return Console.error(`animal-store-keys: ${message}`)
+  }),
+  Effect.provide(NodeServices.layer)
+)
+
+NodeRuntime.runMain(main, {
+  disableErrorReporting: true,
+  teardown: (exit, onExit) => onExit(Exit.isSuccess(exit) ? 0 : 1)
+})
