@@ -1,6 +1,7 @@
 /**
  * The side-by-side HTTP section: Animal Store in each store mode, the bare node:http
- * reference (the ceiling) and Fastify peers on the same storage, each its own process,
+ * reference (the ceiling), Fastify peers and Effect floor peers (Effect's HTTP platform
+ * with the reference's request rules) on the same storage, each its own process,
  * loaded by autocannon from another process. Scenarios run interleaved (every server
  * runs a scenario before the next scenario starts, in a rotating order) and repeat for
  * several passes, so the shared machine's noise lands on all of them alike; ratios are
@@ -16,7 +17,16 @@ import { createDatabase, dropDatabase, seedPets } from "./pg-admin.ts"
 import type { Report } from "./report.ts"
 import { MEASURED, SCENARIOS, type ScenarioName } from "./scenarios.ts"
 import { seedByPost } from "./seed.ts"
-import { diagnostics, httpStatus, logLines, type Server, startFastify, startReference, startService } from "./servers.ts"
+import {
+  diagnostics,
+  httpStatus,
+  logLines,
+  type Server,
+  startEffect,
+  startFastify,
+  startReference,
+  startService
+} from "./servers.ts"
 import { measureStartup, type StartupCase } from "./startup.ts"
 
 export interface HttpOptions {
@@ -156,8 +166,8 @@ export const httpSection = async (options: HttpOptions): Promise<Record<string, 
       }
     }
 
-    report.say("   starting and seeding: POST for memory, embedded, reference, Fastify + Map; SQL generate_series for")
-    report.say("   the two PostgreSQL servers.")
+    report.say("   starting and seeding: POST for memory, embedded, reference, Fastify + Map, Effect floor + Map; SQL")
+    report.say("   generate_series for the three PostgreSQL servers.")
     await setUp("as-memory", async () =>
       seedOverHttp("as-memory", await startService({ name: "as-memory", work, apiKey, env: { STORE: "memory" } })))
     const embedded = await setUp("as-embedded", async () =>
@@ -178,6 +188,11 @@ export const httpSection = async (options: HttpOptions): Promise<Record<string, 
     await setUp("fastify-pg", async () => {
       const db = await database("fastify")
       return seedBySql("fastify-pg", await startFastify({ name: "fastify-pg", apiKey, store: "pg", databaseUrl: db.url }), db.url)
+    })
+    await setUp("effect-map", async () => seedOverHttp("effect-map", await startEffect({ name: "effect-map", apiKey, store: "map" })))
+    await setUp("effect-pg", async () => {
+      const db = await database("effect")
+      return seedBySql("effect-pg", await startEffect({ name: "effect-pg", apiKey, store: "pg", databaseUrl: db.url }), db.url)
     })
 
     // -- measure -------------------------------------------------------------------------
@@ -276,7 +291,7 @@ export const httpSection = async (options: HttpOptions): Promise<Record<string, 
       `${LABELS[target.key]} ${fmt(logLines(target.server) / Math.max(1, target.sent), 2)}`
     )
     report.say(`   request log lines written per request (default log level): ${logs.join(", ")};`)
-    report.say("   the reference and the Fastify peers (Fastify's default: logger off) write none.")
+    report.say("   the reference, the Fastify peers (Fastify's default: logger off) and the Effect floor write none.")
 
     // -- stop, then start-up times on the data just written --------------------------------
     for (const target of targets) {

@@ -1,6 +1,7 @@
 /**
  * The servers under test, each started as its own process with a clean environment:
- * Animal Store (`node src/main.ts`), the bare node:http reference, and the Fastify peers.
+ * Animal Store (`node src/main.ts`), the bare node:http reference, the Fastify peers and
+ * the Effect floor peers.
  * Every process is tracked by lib.ts and stopped at the end of the run.
  */
 import type { ChildProcess } from "node:child_process"
@@ -141,14 +142,42 @@ export const startReference = async (apiKey: string): Promise<Server> => {
   return serving(server, apiKey, 10_000)
 }
 
-export const startFastify = async (
-  options: { readonly name: string; readonly apiKey: string; readonly store: "map" | "pg"; readonly databaseUrl?: string }
+interface PeerOptions {
+  readonly name: string
+  readonly apiKey: string
+  readonly store: "map" | "pg"
+  readonly databaseUrl?: string
+}
+
+const startPeer = async (
+  script: string,
+  options: PeerOptions,
+  node: { readonly flags: ReadonlyArray<string>; readonly env: Record<string, string> } = { flags: [], env: {} }
 ): Promise<Server> => {
   const port = await freePort()
   const args = { port, apiKeys: [options.apiKey], store: options.store, databaseUrl: options.databaseUrl }
-  const server = spawnServer(options.name, [`${BENCH_DIR}peers/fastify-server.ts`, JSON.stringify(args)], port, baseEnv(), undefined)
+  const server = spawnServer(
+    options.name,
+    [...node.flags, `${BENCH_DIR}peers/${script}`, JSON.stringify(args)],
+    port,
+    { ...baseEnv(), ...node.env },
+    undefined
+  )
   return serving(server, options.apiKey, 20_000)
 }
+
+export const startFastify = (options: PeerOptions): Promise<Server> => startPeer("fastify-server.ts", options)
+
+/**
+ * The Effect floor: Effect's HTTP platform with the reference's request rules
+ * (peers/effect-server.ts), under the node flags and environment of `npm start`, so that
+ * what separates it from Animal Store is the code, not the young generation's size.
+ */
+export const startEffect = (options: PeerOptions): Promise<Server> =>
+  startPeer("effect-server.ts", options, {
+    flags: startScript.args.filter((arg) => arg.startsWith("-")),
+    env: startScript.env
+  })
 
 /** Lines the service wrote to stdout (its request log). */
 export const logLines = (server: Server): number => {
