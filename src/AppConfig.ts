@@ -39,8 +39,9 @@ export const AppConfig = Config.all({
   dataDir: Config.String("DATA_DIR").pipe(Config.withDefault("./data")),
   logLevel: Config.schema(Schema.Literals(LOG_LEVELS), "LOG_LEVEL").pipe(Config.withDefault("info" as const)),
   metrics: Config.schema(Schema.Literals(["on", "off"]), "METRICS").pipe(Config.withDefault("on" as const)),
-  publicBaseUrl: Config.schema(BaseUrl, "PUBLIC_BASE_URL").pipe(Config.withDefault("http://localhost:8080/v1")),
-  stagingBaseUrl: Config.schema(BaseUrl, "STAGING_BASE_URL").pipe(Config.withDefault("http://localhost:8080/v1"))
+  // Unset, the OpenAPI document lists only the address it was served from.
+  publicBaseUrl: Config.schema(BaseUrl, "PUBLIC_BASE_URL").pipe(Config.option, Config.map(Option.getOrUndefined)),
+  stagingBaseUrl: Config.schema(BaseUrl, "STAGING_BASE_URL").pipe(Config.option, Config.map(Option.getOrUndefined))
 }).pipe(
   Config.map((config) => ({
     ...config,

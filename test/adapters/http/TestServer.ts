@@ -60,9 +60,10 @@ const encoder = new TextEncoder()
  */
 export const makeTestServer = (
   store: Layer.Layer<PetRepository | OrderRepository> = StoreMemory.layer,
-  options?: HttpApp.Options
+  options?: HttpApp.Options,
+  servers: HttpApp.Servers = SERVERS
 ): TestServer => {
-  const app = HttpApp.layer(SERVERS, options).pipe(
+  const app = HttpApp.layer(servers, options).pipe(
     Layer.provide([store, ApiKeysStatic.layer([Redacted.make(API_KEY)])]),
     Layer.provide(HttpServer.layerServices),
     Layer.provideMerge(Layer.succeed(References.MinimumLogLevel, "None"))

@@ -69,7 +69,12 @@ export class AnimalsGroup extends HttpApiGroup.make("animals")
       }),
       error: [InvalidRequest, PayloadTooLarge, UnsupportedMediaType, ServiceUnavailable, Internal]
     }).middleware(JsonContentType)
-      .annotateMerge(OpenApi.annotations({ identifier: "createPet", summary: "Add an animal" })),
+      .annotateMerge(OpenApi.annotations({
+        identifier: "createPet",
+        summary: "Add an animal",
+        description: "Stores a new pet; the store assigns its id (a client-supplied `id` and any other unknown " +
+          "field is ignored). Answers 201 with the pet and its `Location`."
+      })),
     HttpApiEndpoint.get("getPet", "/pets/:petId", {
       params: { petId: PetIdParam },
       success: LosslessJsonBody(PetJson),

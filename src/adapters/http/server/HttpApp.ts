@@ -18,11 +18,20 @@ import * as StoreHandlers from "./StoreHandlers.ts"
 
 export { ROUTER_CONFIG } from "./RouteTable.ts"
 
-/** Public base addresses, each including `/v1`, listed as `servers` in the OpenAPI document. */
+/**
+ * Public base addresses, each including `/v1`, listed as `servers` in the OpenAPI document
+ * after the address the document was served from.
+ */
 export interface Servers {
-  readonly production: string
-  readonly staging: string
+  readonly production?: string | undefined
+  readonly staging?: string | undefined
 }
+
+/**
+ * The first server, which docs pages and generators pick by default: relative, so that
+ * "Test Request" on /docs calls the very instance (and port) that served the page.
+ */
+const THIS_SERVER = { url: "/v1", description: "this server (the address the document was served from)" }
 
 const OPENAPI_PATH = "/v1/openapi.json"
 const DOCS_PATH = "/docs"
@@ -72,8 +81,9 @@ export const layer = (servers: Servers, options?: Options) => {
   const metrics = options?.metrics ?? true
   // The contract carries no deployment addresses; this instance documents its own.
   const api = Api.annotate(OpenApi.Servers, [
-    { url: servers.production, description: "production" },
-    { url: servers.staging, description: "staging" }
+    THIS_SERVER,
+    ...(servers.production === undefined ? [] : [{ url: servers.production, description: "production" }]),
+    ...(servers.staging === undefined ? [] : [{ url: servers.staging, description: "staging" }])
   ])
   const routes = RouteTable.make(api, [
     ["GET", OPENAPI_PATH],
