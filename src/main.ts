@@ -105,7 +105,7 @@ const main = Effect.gen(function*() {
   // HttpApp writes each request's log line itself, with its id and route.
   const app = HttpApp.layer(
     { production: config.publicBaseUrl, staging: config.stagingBaseUrl },
-    { metrics: config.metrics === "on" }
+    { metrics: config.metrics === "on", cors: config.corsOrigins }
   )
   const server = HttpRouter.serve(app, { disableLogger: true, routerConfig: ROUTER_CONFIG })
     .pipe(

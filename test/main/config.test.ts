@@ -26,7 +26,9 @@ const badValues: ReadonlyArray<{ readonly env: Record<string, string>; readonly 
   { env: { DATABASE_POOL_SIZE: "0" }, names: /DATABASE_POOL_SIZE/ },
   { env: { DATABASE_CONNECT_TIMEOUT: "soon" }, names: /DATABASE_CONNECT_TIMEOUT/ },
   { env: { DATABASE_STATEMENT_TIMEOUT: "-" }, names: /DATABASE_STATEMENT_TIMEOUT/ },
-  { env: { STORE: "postgres" }, names: /DATABASE_URL/ }
+  { env: { STORE: "postgres" }, names: /DATABASE_URL/ },
+  { env: { CORS_ORIGINS: "app.example.com" }, names: /CORS_ORIGINS/ },
+  { env: { CORS_ORIGINS: "https://app.example.com/path" }, names: /CORS_ORIGINS/ }
 ]
 
 describe("a bad configuration value", () => {

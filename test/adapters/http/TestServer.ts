@@ -43,6 +43,8 @@ export interface CallResult {
   readonly headers: Headers
   /** The exact response body. */
   readonly text: string
+  /** The exact response body, as bytes (compressed bodies are not text). */
+  readonly bytes: Uint8Array
   /** The body parsed with plain `JSON.parse` (undefined when it is not JSON). */
   readonly json: unknown
 }
@@ -77,14 +79,15 @@ export const makeTestServer = (
       ...(body === undefined ? {} : { body: body as Uint8Array<ArrayBuffer> })
     })
     const response = await handler(request, options.context)
-    const text = await response.text()
+    const bytes = new Uint8Array(await response.arrayBuffer())
+    const text = new TextDecoder().decode(bytes)
     let json: unknown = undefined
     try {
       json = JSON.parse(text)
     } catch {
       json = undefined
     }
-    return { status: response.status, headers: response.headers, text, json }
+    return { status: response.status, headers: response.headers, text, bytes, json }
   }
   return { call, dispose }
 }

@@ -5,6 +5,7 @@ import { StoreUnavailable } from "../../../domain/Errors.ts"
 import { PetRepository } from "../../../ports/PetRepository.ts"
 import { Api } from "../api/Api.ts"
 import * as AuthorizationLive from "./AuthorizationLive.ts"
+import * as Cors from "./Cors.ts"
 import { BuilderApi } from "./BuilderApi.ts"
 import * as ErrorResponses from "./ErrorResponses.ts"
 import * as FastRoutes from "./FastRoutes.ts"
@@ -13,6 +14,7 @@ import * as MetricsRoute from "./MetricsRoute.ts"
 import * as RequestTelemetry from "./RequestTelemetry.ts"
 import * as RequestValidationLive from "./RequestValidationLive.ts"
 import * as RouteTable from "./RouteTable.ts"
+import * as StaticAsset from "./StaticAsset.ts"
 import { toHttpError } from "./HttpErrors.ts"
 import * as StoreHandlers from "./StoreHandlers.ts"
 
@@ -55,20 +57,17 @@ const readiness = HttpRouter.use(Effect.fn(function*(router) {
   )
 }))
 
-// The OpenAPI document of the whole Api, made on first request as HttpApiBuilder would.
-const openApiRoute = (api: typeof Api) => {
-  let response: HttpServerResponse.HttpServerResponse | undefined
-  return HttpRouter.add(
-    "GET",
-    OPENAPI_PATH,
-    Effect.sync(() => response ??= HttpServerResponse.jsonUnsafe(OpenApi.fromApi(api)))
-  )
-}
+// The OpenAPI document of the whole Api, made on first request as HttpApiBuilder would,
+// compressed and cached as a static asset.
+const openApiRoute = (api: typeof Api) =>
+  HttpRouter.add("GET", OPENAPI_PATH, Effect.sync(() => HttpServerResponse.jsonUnsafe(OpenApi.fromApi(api))))
 
 /** What to serve besides the API. */
 export interface Options {
   /** Serve `GET /metrics` (Prometheus text format, no key). Default: true. */
   readonly metrics?: boolean | undefined
+  /** Origins allowed to call the API from a browser (CORS). Default: none, CORS off. */
+  readonly cors?: Cors.CorsOrigins | undefined
 }
 
 /**
@@ -99,12 +98,13 @@ export const layer = (servers: Servers, options?: Options) => {
         Layer.provide([AuthorizationLive.layer, RequestValidationLive.layer, JsonContentTypeLive.layer])
       ))
     ),
-    openApiRoute(api),
-    HttpApiScalar.layer(api, { path: DOCS_PATH }),
+    Layer.mergeAll(openApiRoute(api), HttpApiScalar.layer(api, { path: DOCS_PATH })).pipe(
+      Layer.provide(StaticAsset.middleware.layer)
+    ),
     health,
     readiness,
     metrics ? MetricsRoute.layer : Layer.empty,
-    // The one global middleware: telemetry, the JSON error policy and the deprecation headers.
-    RequestTelemetry.layer(routes)
+    // The one global middleware: telemetry, the JSON error policy, the deprecation, CORS and common headers.
+    RequestTelemetry.layer(routes, { cors: options?.cors })
   )
 }

@@ -3,11 +3,12 @@
  * middleware (one step per request rather than one per policy): its route, looked up
  * once; its id (`X-Request-Id`, the client's own when sane), on the response, on every
  * log line the request writes and on its trace span; the JSON error policy
- * (ErrorResponses) and the deprecation headers (SunsetHeaders); its metrics; and its one
- * request log line.
+ * (ErrorResponses) and the deprecation headers (SunsetHeaders); CORS when configured;
+ * the headers every response carries; its metrics; and its one request log line.
  */
 import { Effect } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import * as Cors from "./Cors.ts"
 import * as ErrorResponses from "./ErrorResponses.ts"
 import * as HttpMetrics from "./HttpMetrics.ts"
 import { REQUEST_ID_HEADER, requestIdFor } from "./RequestId.ts"
@@ -17,8 +18,28 @@ import * as SunsetHeaders from "./SunsetHeaders.ts"
 /** The metrics label of a request no route serves: raw paths would make unbounded series. */
 const UNMATCHED = "unmatched"
 
-export const layer = (routes: RouteTable) =>
-  HttpRouter.middleware(
+// API responses are per-client and change: never cached (static assets set their own
+// policy); and never sniffed into something else than their declared type.
+const NO_STORE = "no-store"
+const NOSNIFF = "nosniff"
+
+const withResponseHeaders = (response: HttpServerResponse.HttpServerResponse, requestId: string) =>
+  HttpServerResponse.setHeaders(
+    response,
+    response.headers["cache-control"] === undefined
+      ? { [REQUEST_ID_HEADER]: requestId, "x-content-type-options": NOSNIFF, "cache-control": NO_STORE }
+      : { [REQUEST_ID_HEADER]: requestId, "x-content-type-options": NOSNIFF }
+  )
+
+/** What the middleware adds besides telemetry. */
+export interface Options {
+  /** Origins allowed to call from a browser; none when undefined (no CORS headers, OPTIONS is a 405). */
+  readonly cors?: Cors.CorsOrigins | undefined
+}
+
+export const layer = (routes: RouteTable, options?: Options) => {
+  const cors = options?.cors === undefined ? undefined : Cors.middleware(options.cors)
+  return HttpRouter.middleware(
     (app) =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
@@ -29,7 +50,8 @@ export const layer = (routes: RouteTable) =>
         yield* Effect.annotateCurrentSpan("http.request.id", requestId)
         // Deprecation headers go on what the route answers; errors made of failures below get none, as before.
         const routed = SunsetHeaders.isDeprecated(route) ? Effect.map(app, SunsetHeaders.add) : app
-        const response = yield* ErrorResponses.answer(routed, request, path, route, routes).pipe(
+        const answered = ErrorResponses.answer(routed, request, path, route, routes)
+        const response = yield* (cors === undefined ? answered : cors(answered)).pipe(
           Effect.annotateLogs("request.id", requestId)
         )
         const seconds = (performance.now() - started) / 1000
@@ -44,7 +66,8 @@ export const layer = (routes: RouteTable) =>
             "request.id": requestId
           })
         )
-        return HttpServerResponse.setHeader(response, REQUEST_ID_HEADER, requestId)
+        return withResponseHeaders(response, requestId)
       }).pipe(Effect.withLogSpan("http.span")),
     { global: true }
   )
+}
