@@ -3,6 +3,7 @@
  * local HTTP origins: the service's port and a page server's), as a browser client
  * would: CORS preflight, credentials in `Authorization`, reading exposed headers and
  * error bodies; and a page of an origin that is not allowed is refused by the browser.
+ * And the docs page's "Test Request", clicked as a developer would, calls the service.
  * Skipped, saying so, where no Chromium is installed; on CI (CI=true) that fails instead.
  */
 import { existsSync, mkdtempSync, rmSync } from "node:fs"
@@ -33,7 +34,7 @@ const pageServer = async (): Promise<{ readonly origin: string; readonly server:
   return { origin: `http://127.0.0.1:${address.port}`, server }
 }
 
-describe.skipIf(!installed && !onCi)("a browser page on another origin", () => {
+describe.skipIf(!installed && !onCi)("a real browser", () => {
   let service: ServiceProcess
   let allowed: Awaited<ReturnType<typeof pageServer>>
   let refused: Awaited<ReturnType<typeof pageServer>>
@@ -131,5 +132,21 @@ describe.skipIf(!installed && !onCi)("a browser page on another origin", () => {
     }, { api: service.baseUrl, key: API_KEY })
     await page.close()
     expect(outcome).toMatch(/^refused: TypeError/)
+  }, 30_000)
+
+  it("/docs: Test Request calls the very service that served the page, with the bearer key, and gets 200", async () => {
+    const page = await context.newPage()
+    await page.goto(`${service.baseUrl}/docs`)
+    await page.getByRole("button", { name: /Test Request.*get \/pets\)/ }).first().click()
+    await page.getByPlaceholder("Token").first().fill(API_KEY)
+    const [response] = await Promise.all([
+      page.waitForResponse((r) => new URL(r.url()).pathname === "/v1/pets" && r.request().method() === "GET"),
+      page.getByRole("button", { name: /^Send get request/ }).first().click()
+    ])
+    const sent = await response.request().allHeaders()
+    await page.close()
+    expect(response.url().startsWith(`${service.baseUrl}/v1/pets`)).toBe(true)
+    expect(sent["authorization"]).toBe(`Bearer ${API_KEY}`)
+    expect(response.status()).toBe(200)
   }, 30_000)
 })

@@ -98,7 +98,11 @@ export const layer = (servers: Servers, options?: Options) => {
         Layer.provide([AuthorizationLive.layer, RequestValidationLive.layer, JsonContentTypeLive.layer])
       ))
     ),
-    Layer.mergeAll(openApiRoute(api), HttpApiScalar.layer(api, { path: DOCS_PATH })).pipe(
+    Layer.mergeAll(openApiRoute(api), HttpApiScalar.layer(api, {
+      path: DOCS_PATH,
+      // "Test Request" starts with the bearer key field, not an empty auth choice.
+      scalar: { authentication: { preferredSecurityScheme: "bearerAuth" } }
+    })).pipe(
       Layer.provide(StaticAsset.middleware.layer)
     ),
     health,
