@@ -1,11 +1,13 @@
 /**
  * In-process harness for the HTTP adapter: the real router, middleware and handlers
  * (HttpApp.layer) over the in-memory store (pets and orders), driven through the Fetch `Request` /
- * `Response` pair, so tests see the exact status, headers and bytes a client would.
+ * `Response` pair, so tests see the exact status, headers and bytes a client would. Every
+ * response to a documented operation is checked against the OpenAPI document.
  */
 import { type Context, Layer, Redacted, References } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { expect, onTestFinished } from "vitest"
+import { expectDocumentedResponse } from "./OpenApiValidator.ts"
 import * as ApiKeysStatic from "../../../src/adapters/apikeys/ApiKeysStatic.ts"
 import * as HttpApp from "../../../src/adapters/http/server/HttpApp.ts"
 import { ROUTER_CONFIG } from "../../../src/adapters/http/server/RouteTable.ts"
@@ -87,7 +89,9 @@ export const makeTestServer = (
     } catch {
       json = undefined
     }
-    return { status: response.status, headers: response.headers, text, bytes, json }
+    const result = { status: response.status, headers: response.headers, text, bytes, json }
+    await expectDocumentedResponse({ method, url: path }, result)
+    return result
   }
   return { call, dispose }
 }

@@ -160,6 +160,9 @@ export const transformOpenApi = (spec: Json): Json => {
       const requestSchema = REQUEST_SCHEMAS[operation["operationId"]]
       if (body !== undefined && requestSchema !== undefined) body.schema = { $ref: `#/components/schemas/${requestSchema}` }
       if (body !== undefined) body.example = exampleOf(body.schema)
+      // The body limit applies to every route, bodiless ones too: a declared Content-Length
+      // over it is refused before authentication.
+      operation["responses"] = { ...operation["responses"], "413": operation["responses"]?.["413"] ?? { description: "PayloadTooLarge" } }
       for (const [status, response] of Object.entries<Json>(operation["responses"] ?? {})) {
         const success = SUCCESS_SCHEMAS[operation["operationId"]]
         if (Number(status) < 300 && success !== undefined) {
@@ -195,6 +198,17 @@ export const transformOpenApi = (spec: Json): Json => {
   const schemas: Json = spec["components"]?.schemas ?? {}
   for (const name of Object.keys(schemas)) {
     if (name.endsWith("Encoded")) delete schemas[name]
+  }
+  // An order is for one pet: the only quantity the service accepts or writes is 1.
+  for (const name of ["Order", "NewOrder"]) {
+    const properties = schemas[name]?.properties
+    if (properties?.quantity !== undefined) {
+      properties.quantity = { type: "integer", const: 1, description: "Always 1: an order is for one pet." }
+    }
+  }
+  for (const time of ["createdAt", "updatedAt"]) {
+    const property = schemas["Order"]?.properties?.[time]
+    if (property !== undefined) property.format = "date-time"
   }
   // The service ignores unknown request body fields (a client-supplied `id` included), so the document allows them.
   for (const name of Object.values(REQUEST_SCHEMAS)) {

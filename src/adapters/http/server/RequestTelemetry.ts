@@ -48,12 +48,12 @@ export const layer = (routes: RouteTable, options?: Options) => {
         const route = routes.match(request.method, path)
         const requestId = requestIdFor(request.headers[REQUEST_ID_HEADER])
         yield* Effect.annotateCurrentSpan("http.request.id", requestId)
-        // Deprecation headers go on what the route answers; errors made of failures below get none, as before.
-        const routed = SunsetHeaders.isDeprecated(route) ? Effect.map(app, SunsetHeaders.add) : app
-        const answered = ErrorResponses.answer(routed, request, path, route, routes)
-        const response = yield* (cors === undefined ? answered : cors(answered)).pipe(
+        const answered = ErrorResponses.answer(app, request, path, route, routes)
+        const served = yield* (cors === undefined ? answered : cors(answered)).pipe(
           Effect.annotateLogs("request.id", requestId)
         )
+        // Every answer of the deprecated route says so, its errors (defects included) too.
+        const response = SunsetHeaders.isDeprecated(route) ? SunsetHeaders.add(served) : served
         const seconds = (performance.now() - started) / 1000
         HttpMetrics.recordRequest(route?.operation ?? UNMATCHED, request.method, response.status, seconds)
         // Query strings can carry what does not belong in logs; the path and route do not.
