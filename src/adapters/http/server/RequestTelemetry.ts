@@ -4,9 +4,10 @@
  * once; its id (`X-Request-Id`, the client's own when sane), on the response, on every
  * log line the request writes and on its trace span; the JSON error policy
  * (ErrorResponses) and the deprecation headers (SunsetHeaders); CORS when configured;
- * the headers every response carries; its metrics; and its one request log line.
+ * the headers every response carries; its metrics; and its one request log line, at warn
+ * (503) or error (other 5xx) with the cause its Error body states.
  */
-import { Effect } from "effect"
+import { Effect, Predicate } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as Cors from "./Cors.ts"
 import * as ErrorResponses from "./ErrorResponses.ts"
@@ -30,6 +31,20 @@ const withResponseHeaders = (response: HttpServerResponse.HttpServerResponse, re
       ? { [REQUEST_ID_HEADER]: requestId, "x-content-type-options": NOSNIFF, "cache-control": NO_STORE }
       : { [REQUEST_ID_HEADER]: requestId, "x-content-type-options": NOSNIFF }
   )
+
+/**
+ * The cause a 5xx states in its Error body ("the database is unavailable: ConnectionError"),
+ * for its log line: written by this service, it never holds the key or the request body.
+ */
+const errorMessageOf = (response: HttpServerResponse.HttpServerResponse): string => {
+  if (response.body._tag !== "Uint8Array") return "(no body)"
+  try {
+    const body: unknown = JSON.parse(new TextDecoder().decode(response.body.body))
+    return Predicate.hasProperty(body, "message") && typeof body.message === "string" ? body.message : "(no message)"
+  } catch {
+    return "(not an Error body)"
+  }
+}
 
 /** What the middleware adds besides telemetry. */
 export interface Options {
@@ -57,15 +72,18 @@ export const layer = (routes: RouteTable, options?: Options) => {
         const seconds = (performance.now() - started) / 1000
         HttpMetrics.recordRequest(route?.operation ?? UNMATCHED, request.method, response.status, seconds)
         // Query strings can carry what does not belong in logs; the path and route do not.
-        yield* Effect.logInfo("Sent HTTP response").pipe(
-          Effect.annotateLogs({
-            "http.method": request.method,
-            "http.url": path,
-            "http.status": response.status,
-            "http.route": route?.pattern ?? UNMATCHED,
-            "request.id": requestId
-          })
-        )
+        const annotations = {
+          "http.method": request.method,
+          "http.url": path,
+          "http.status": response.status,
+          "http.route": route?.pattern ?? UNMATCHED,
+          "request.id": requestId
+        }
+        yield* (response.status < 500
+          ? Effect.logInfo("Sent HTTP response").pipe(Effect.annotateLogs(annotations))
+          : Effect.logWithLevel(response.status === 503 ? "Warn" : "Error")("Sent HTTP response").pipe(
+            Effect.annotateLogs({ ...annotations, "error.message": errorMessageOf(response) })
+          ))
         return withResponseHeaders(response, requestId)
       }).pipe(Effect.withLogSpan("http.span")),
     { global: true }
