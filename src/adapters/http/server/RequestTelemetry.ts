@@ -9,6 +9,7 @@
  */
 import { Effect, Predicate } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { CACHE_CONTROL, X_CONTENT_TYPE_OPTIONS } from "./CommonHeaders.ts"
 import * as Cors from "./Cors.ts"
 import * as ErrorResponses from "./ErrorResponses.ts"
 import * as HttpMetrics from "./HttpMetrics.ts"
@@ -19,17 +20,12 @@ import * as SunsetHeaders from "./SunsetHeaders.ts"
 /** The metrics label of a request no route serves: raw paths would make unbounded series. */
 const UNMATCHED = "unmatched"
 
-// API responses are per-client and change: never cached (static assets set their own
-// policy); and never sniffed into something else than their declared type.
-const NO_STORE = "no-store"
-const NOSNIFF = "nosniff"
-
 const withResponseHeaders = (response: HttpServerResponse.HttpServerResponse, requestId: string) =>
   HttpServerResponse.setHeaders(
     response,
     response.headers["cache-control"] === undefined
-      ? { [REQUEST_ID_HEADER]: requestId, "x-content-type-options": NOSNIFF, "cache-control": NO_STORE }
-      : { [REQUEST_ID_HEADER]: requestId, "x-content-type-options": NOSNIFF }
+      ? { [REQUEST_ID_HEADER]: requestId, "x-content-type-options": X_CONTENT_TYPE_OPTIONS, "cache-control": CACHE_CONTROL }
+      : { [REQUEST_ID_HEADER]: requestId, "x-content-type-options": X_CONTENT_TYPE_OPTIONS }
   )
 
 /**
