@@ -69,7 +69,7 @@ describe("PetName", () => {
     it("accepts exactly what the checks accept: every BMP character alone, beside a letter and between blanks", () => {
       for (let code = 0; code <= 0xffff; code++) {
         const c = String.fromCharCode(code)
-        for (const name of [c, `a${c}`, `${c}a`, ` ${c} `, `${c}${c}`]) agrees(name)
+        for (const name of [c, `a${c}`, ` ${c} `]) agrees(name)
       }
     })
 
