@@ -1,4 +1,4 @@
-import { Config, Duration, Option, Redacted, Schema } from "effect"
+import { Config, Duration, Option, Redacted, Schema, SchemaTransformation } from "effect"
 
 /** Which PetRepository adapter serves the catalogue. */
 const StoreKind = Schema.Literals(["memory", "embedded", "postgres"])
@@ -14,6 +14,26 @@ const BaseUrl = Schema.String.check(Schema.makeFilter(
     new URL(url).pathname.replace(/\/$/, "").endsWith("/v1"),
   { message: "must be an absolute http(s) URL ending in /v1" }
 ))
+
+// An origin is exactly scheme://host[:port], as browsers send it in `Origin`.
+const isOrigin = (origin: string) => URL.canParse(origin) && new URL(origin).origin === origin
+
+// `*`, or a comma-separated list of origins; unset means no cross-origin access.
+const CorsOrigins = Schema.String.pipe(
+  Schema.decodeTo(
+    Schema.Union([
+      Schema.Literal("*"),
+      Schema.Array(Schema.String.check(Schema.makeFilter(isOrigin, {
+        message: "must be * or a comma-separated list of origins like https://app.example.com"
+      })))
+    ]),
+    SchemaTransformation.transform({
+      decode: (text: string): "*" | ReadonlyArray<string> =>
+        text.trim() === "*" ? "*" : text.split(",").map((origin) => origin.trim()).filter((origin) => origin !== ""),
+      encode: (origins: "*" | ReadonlyArray<string>) => origins === "*" ? "*" : origins.join(",")
+    })
+  )
+)
 
 /**
  * Every setting, read from the environment. Each has a default except the ones that
@@ -43,8 +63,10 @@ export const AppConfig = Config.all({
   ).pipe(Config.withDefault(0)),
   logLevel: Config.schema(Schema.Literals(LOG_LEVELS), "LOG_LEVEL").pipe(Config.withDefault("info" as const)),
   metrics: Config.schema(Schema.Literals(["on", "off"]), "METRICS").pipe(Config.withDefault("on" as const)),
-  publicBaseUrl: Config.schema(BaseUrl, "PUBLIC_BASE_URL").pipe(Config.withDefault("http://localhost:8080/v1")),
-  stagingBaseUrl: Config.schema(BaseUrl, "STAGING_BASE_URL").pipe(Config.withDefault("http://localhost:8080/v1"))
+  // Unset, the OpenAPI document lists only the address it was served from.
+  publicBaseUrl: Config.schema(BaseUrl, "PUBLIC_BASE_URL").pipe(Config.option, Config.map(Option.getOrUndefined)),
+  stagingBaseUrl: Config.schema(BaseUrl, "STAGING_BASE_URL").pipe(Config.option, Config.map(Option.getOrUndefined)),
+  corsOrigins: Config.schema(CorsOrigins, "CORS_ORIGINS").pipe(Config.option, Config.map(Option.getOrUndefined))
 }).pipe(
   Config.map((config) => ({
     ...config,

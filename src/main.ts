@@ -88,7 +88,8 @@ const apiKeys = (config: AppConfig) =>
     if (config.apiKeys.length > 0) return ApiKeysCached.layer(config.apiKeys)
     if (config.store === "memory") {
       const key = randomBytes(24).toString("base64url")
-      yield* Console.log(`No API_KEYS set. This run accepts one generated key: ${key}`)
+      // On stderr, for the operator: the stdout log stream is collected and shipped, and never holds a key.
+      yield* Console.error(`No API_KEYS set. This run accepts one generated key: ${key}`)
       return ApiKeysCached.layer([Redacted.make(key)])
     }
     const issued = yield* ApiKeyAdminLocal.bootstrap
@@ -153,26 +154,53 @@ const causeChain = (error: unknown): string | undefined => {
   return messages.length === 0 ? undefined : messages.join(": ")
 }
 
-const main = Effect.gen(function*() {
-  const config = yield* AppConfig
-  yield* Console.log(
-    `Animal Store starting: ${config.store} store${config.store === "embedded" ? ` in ${config.dataDir}` : ""}, ` +
-      `API at http://${config.host}:${config.port}/v1, docs at /docs`
-  )
+// runMain turns SIGTERM and SIGINT into an interruption; which signal it was is for the log.
+// Registered before runMain's own listeners, so it is known when the interruption runs.
+let stopSignal: NodeJS.Signals | undefined
+for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => stopSignal ??= signal)
+
+// Start-up, serving and shutdown, each step a line of the JSON log.
+const serve = (config: AppConfig) => Effect.gen(function*() {
+  yield* Effect.logInfo("starting").pipe(Effect.annotateLogs({
+    store: config.store,
+    ...(config.store === "embedded" ? { "store.directory": config.dataDir } : {}),
+    address: `http://${config.host}:${config.port}`,
+    api: `http://${config.host}:${config.port}/v1`,
+    docs: `http://${config.host}:${config.port}/docs`
+  }))
+  let drained = 0
   // HttpApp writes each request's log line itself, with its id and route.
   const app = HttpApp.layer(
     { production: config.publicBaseUrl, staging: config.stagingBaseUrl },
-    { metrics: config.metrics === "on" }
+    { metrics: config.metrics === "on", cors: config.corsOrigins }
   )
   const server = HttpRouter.serve(app, { disableLogger: true, routerConfig: ROUTER_CONFIG })
     .pipe(
       Layer.provide(services(config)),
       Layer.provide(Tracing.layer),
-      Layer.provide(NodeServer.layer({ port: config.port, host: config.host, shutdownTimeout: Duration.seconds(10) }))
+      Layer.provide(NodeServer.layer({
+        port: config.port,
+        host: config.host,
+        shutdownTimeout: Duration.seconds(10),
+        onDrained: (requests) => drained = requests
+      }))
     )
-  return yield* Layer.launch(server).pipe(
-    Effect.provideService(References.MinimumLogLevel, LOG_LEVELS[config.logLevel])
+  // Layer.launch, with a line at each step: the layer is built once the server listens
+  // with the application attached; an interruption says "stopping" before the drain.
+  return yield* Effect.scoped(Effect.gen(function*() {
+    yield* Layer.build(server)
+    yield* Effect.logInfo("ready")
+    return yield* Effect.never.pipe(
+      Effect.onInterrupt(() => Effect.logInfo("stopping").pipe(Effect.annotateLogs({ signal: stopSignal ?? "none" })))
+    )
+  })).pipe(
+    Effect.onExit(() => Effect.logInfo("stopped").pipe(Effect.annotateLogs({ "requests.drained": drained })))
   )
+})
+
+const main = Effect.gen(function*() {
+  const config = yield* AppConfig
+  return yield* serve(config).pipe(Effect.provideService(References.MinimumLogLevel, LOG_LEVELS[config.logLevel]))
 }).pipe(
   // A startup failure gets one plain line (no stack) and exit code 1.
   Effect.tapCause((cause) => {

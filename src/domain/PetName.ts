@@ -17,6 +17,17 @@ export const BLANK_CHARACTER_CLASS =
   "\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff"
 const NOT_BLANK = new RegExp(`[^${BLANK_CHARACTER_CLASS}]`, "u")
 
+// C0 controls and (lone) surrogates; in a `u` regular expression a surrogate pair is one
+// astral code point, so only lone surrogates fall in U+D800 to U+DFFF.
+const NEVER = "\\u0000-\\u001f\\ud800-\\udfff"
+
+/**
+ * Every rule of {@link PetName} but the length, as one ECMAScript (`u`) regular expression
+ * for documents such as OpenAPI: no C0 control, no lone surrogate, at least one character
+ * that is not blank. A test checks that it accepts exactly what the checks accept.
+ */
+export const PET_NAME_PATTERN = `^[^${NEVER}]*[^${NEVER}${BLANK_CHARACTER_CLASS}][^${NEVER}]*$`
+
 const countCodePoints = (s: string): number => {
   let n = 0
   for (const _ of s) n++
@@ -35,10 +46,13 @@ export const PetName = Schema.String.annotate({ expected: "a string" }).check(
     message: "must not contain NUL or other control characters (U+0000 to U+001F)"
   }, true),
   Schema.makeFilter((s: string) => NOT_BLANK.test(s), {
-    message: "must contain at least one non-whitespace character"
+    message: "must contain at least one non-whitespace character",
+    toJsonSchema: () => ({ pattern: PET_NAME_PATTERN })
   }, true),
+  // JSON Schema counts a string's length in code points, as this rule does.
   Schema.makeFilter((s: string) => countCodePoints(s) <= PET_NAME_MAX_CODE_POINTS, {
-    message: `must be at most ${PET_NAME_MAX_CODE_POINTS} characters`
+    message: `must be at most ${PET_NAME_MAX_CODE_POINTS} characters`,
+    toJsonSchema: () => ({ maxLength: PET_NAME_MAX_CODE_POINTS })
   }, true)
 ).pipe(Schema.brand("PetName"))
 /** A value of {@link PetName}. */

@@ -13,6 +13,7 @@ import { createServer } from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
+import { expectDocumentedResponse } from "../adapters/http/OpenApiValidator.ts"
 
 export const repoRoot = fileURLToPath(new URL("../../", import.meta.url))
 /** The project's Node 24; the system Node may be older and cannot run the TypeScript entry point. */
@@ -337,6 +338,8 @@ export class ServiceProcess {
     } catch {
       json = undefined
     }
+    // Every answer to a documented operation must be one the OpenAPI document promises.
+    await expectDocumentedResponse({ method, url: path }, { status: response.status, headers: response.headers, text })
     return { status: response.status, headers: response.headers, text, json, elapsedMs }
   }
 }

@@ -46,6 +46,7 @@ describe("bytes after a valid request on the same connection", () => {
     expect(isPet(created.json) && created.json.name === name).toBe(true)
     expect(isErrorBody(refused, "invalid_request"), summary(responses)).toBe(true)
     expect(refused.headers["connection"]).toBe("close")
+    expect(refused.headers["x-content-type-options"]).toBe("nosniff")
     expect(closed.error).toBeUndefined()
     // The pet the client was told about is the one stored, once.
     expect((await storedNames()).filter((stored) => stored === name)).toHaveLength(1)
@@ -130,6 +131,8 @@ describe("requests Node's parser refuses", () => {
     const response = responses[0] as RawResponse
     expect(isErrorBody(response, code), summary(responses)).toBe(true)
     expect(response.headers["connection"]).toBe("close")
+    expect(response.headers["x-content-type-options"]).toBe("nosniff")
+    expect(response.headers["cache-control"]).toBe("no-store")
     expect(closed.atMs).toBeLessThan(5_000)
   })
 

@@ -27,7 +27,9 @@ const badValues: ReadonlyArray<{ readonly env: Record<string, string>; readonly 
   { env: { DATABASE_CONNECT_TIMEOUT: "soon" }, names: /DATABASE_CONNECT_TIMEOUT/ },
   { env: { DATABASE_STATEMENT_TIMEOUT: "-" }, names: /DATABASE_STATEMENT_TIMEOUT/ },
   { env: { STORE: "postgres" }, names: /DATABASE_URL/ },
-  { env: { ADMIN_PORT: "65536" }, names: /ADMIN_PORT/ }
+  { env: { ADMIN_PORT: "65536" }, names: /ADMIN_PORT/ },
+  { env: { CORS_ORIGINS: "app.example.com" }, names: /CORS_ORIGINS/ },
+  { env: { CORS_ORIGINS: "https://app.example.com/path" }, names: /CORS_ORIGINS/ }
 ]
 
 describe("a bad configuration value", () => {
@@ -76,7 +78,8 @@ describe("a bad configuration value", () => {
 describe("without API_KEYS", () => {
   it("prints one generated key, once, and exactly that key works", async () => {
     const service = await startService({ env: { STORE: "memory" } })
-    const match = /No API_KEYS set\. This run accepts one generated key: (\S+)/.exec(service.stdout)
+    // On stderr: the JSON log on stdout never carries a key.
+    const match = /No API_KEYS set\. This run accepts one generated key: (\S+)/.exec(service.stderr)
     expect(match, service.output).not.toBeNull()
     const key = match?.[1] ?? ""
     expect(key.length).toBeGreaterThanOrEqual(16)
@@ -94,17 +97,17 @@ describe("without API_KEYS", () => {
 
     const exit = await service.stop()
     expect(exit.code).toBe(0)
-    // Said once at startup, never repeated (requests are logged without it).
-    expect(service.stdout.split(key).length - 1, service.output).toBe(1)
-    expect(service.stderr).not.toContain(key)
+    // Said once at startup, on stderr, never repeated (requests are logged without it).
+    expect(service.stderr.split(key).length - 1, service.output).toBe(1)
+    expect(service.stdout).not.toContain(key)
   }, 30_000)
 
   it("a new run makes up a new key", async () => {
     const first = await startService({ env: { STORE: "memory" } })
     const second = await startService({ env: { STORE: "memory" } })
-    const keyOf = (stdout: string) => /generated key: (\S+)/.exec(stdout)?.[1]
-    const firstKey = keyOf(first.stdout)
-    const secondKey = keyOf(second.stdout)
+    const keyOf = (stderr: string) => /generated key: (\S+)/.exec(stderr)?.[1]
+    const firstKey = keyOf(first.stderr)
+    const secondKey = keyOf(second.stderr)
     expect(firstKey).toBeDefined()
     expect(secondKey).toBeDefined()
     expect(firstKey).not.toBe(secondKey)

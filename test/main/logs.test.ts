@@ -65,9 +65,14 @@ describe("request logging", () => {
       expect(log.spans["http.span"]).toBeGreaterThanOrEqual(0)
       expect(log.spans["http.span"]).toBeLessThan(10_000)
     }
-    // Every stdout line is either the startup banner or JSON.
+    // One JSON stream: every stdout line is a JSON log line, start-up and shutdown included.
     const other = service.stdout.split("\n").filter((line) => line !== "" && !line.startsWith("{"))
-    expect(other.every((line) => line.startsWith("Animal Store starting:"))).toBe(true)
+    expect(other).toEqual([])
+    const lifecycle = service.logLines().filter((line) => ["starting", "ready", "stopping", "stopped"].includes(String(line["message"])))
+    expect(lifecycle.map((line) => line["message"])).toEqual(["starting", "ready", "stopping", "stopped"])
+    expect(lifecycle[0]?.["annotations"]).toMatchObject({ store: "memory", address: service.baseUrl })
+    expect(lifecycle[2]?.["annotations"]).toEqual({ signal: "SIGTERM" })
+    expect(lifecycle[3]?.["annotations"]).toEqual({ "requests.drained": 0 })
 
     // No credential, presented or configured, anywhere.
     const everything = service.stdout + service.stderr

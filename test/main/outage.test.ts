@@ -147,6 +147,15 @@ describe.skipIf(!postgresAvailable)("the database goes away and comes back", () 
       expect(service.exitStatus).toBeUndefined()
       expect(await service.stop()).toEqual({ code: 0, signal: null })
       expectCleanOutput(service)
+      // Each 503 is logged at warn with its cause, not as an ordinary info line.
+      const unavailable = service.logLines().filter((line) =>
+        (line["annotations"] as Record<string, unknown> | undefined)?.["http.status"] === 503
+      )
+      expect(unavailable.length).toBeGreaterThan(0)
+      for (const line of unavailable) {
+        expect(line["level"]).toBe("WARN")
+        expect((line["annotations"] as Record<string, unknown>)["error.message"]).toMatch(/database/)
+      }
       console.info(
         `[outage ${mode}] slowest 503: first round ${firstRoundMs.toFixed(0)} ms, second ${
           secondRoundMs.toFixed(0)

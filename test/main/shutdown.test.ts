@@ -160,10 +160,17 @@ describe.each(["memory", "embedded"] as const)("SIGTERM under keep-alive load, %
     }
     expect(exitMs).toBeLessThan(GRACE_MS / 2)
     const answeredAfter = after.filter((e) => e.status !== undefined)
+    // The log says so: the signal, then how many accepted requests the drain answered.
+    const stopping = service.logLines().find((line) => line["message"] === "stopping")
+    const stopped = service.logLines().find((line) => line["message"] === "stopped")
+    expect(stopping?.["annotations"], service.output).toEqual({ signal: "SIGTERM" })
+    const drained = (stopped?.["annotations"] as Record<string, unknown> | undefined)?.["requests.drained"]
+    expect(drained).toBeTypeOf("number")
+    expect(drained).toBeLessThanOrEqual(answeredAfter.filter((e) => e.status !== 503).length)
     console.info(
       `[shutdown keep-alive ${store}] ${CLIENTS} clients, ${before.length} requests before SIGTERM; ` +
         `first sign of shutdown ${drainSeenAt - signalled} ms after it; then ${answeredAfter.length} answered ` +
-        `(${answeredAfter.filter((e) => e.connection === "close").length} with Connection: close), ` +
+        `(${answeredAfter.filter((e) => e.connection === "close").length} with Connection: close; ${String(drained)} drained), ` +
         `${after.length - answeredAfter.length} refused/cut; exit 0 after ${exitMs} ms`
     )
   }, 40_000)

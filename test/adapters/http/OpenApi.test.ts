@@ -3,6 +3,7 @@
  * (shared/spec/animal-store-spec.md) without any third-party validator.
  */
 import { beforeAll, describe, expect, it } from "vitest"
+import { PET_NAME_MAX_CODE_POINTS, PET_NAME_PATTERN } from "../../../src/domain/PetName.ts"
 import { makeTestServer, SERVERS } from "./TestServer.ts"
 
 type Json = Record<string, any>
@@ -85,7 +86,8 @@ describe("OpenAPI document (GET /v1/openapi.json)", () => {
 
   it("lists the production and staging base addresses it was given, each ending in /v1", () => {
     const servers = doc["servers"] as Array<Json>
-    expect(servers.map((server) => server["url"])).toEqual([SERVERS.production, SERVERS.staging])
+    // First the relative address of the instance itself, which docs pages call by default.
+    expect(servers.map((server) => server["url"])).toEqual(["/v1", SERVERS.production, SERVERS.staging])
     for (const server of servers) expect(server["url"]).toMatch(/\/v1$/)
   })
 
@@ -167,7 +169,8 @@ describe("OpenAPI document (GET /v1/openapi.json)", () => {
     const scheme = doc["components"]?.["securitySchemes"]?.["bearerAuth"] as Json
     expect(scheme).toBeDefined()
     expect(scheme["type"]).toBe("http")
-    expect(String(scheme["scheme"]).toLowerCase()).toBe("bearer")
+    // Exactly lowercase: docs pages and generators match the scheme name as written.
+    expect(scheme["scheme"]).toBe("bearer")
   })
 
   it.each(OPERATIONS)("%s %s requires bearerAuth, with no anonymous alternative", (path, method) => {
@@ -323,5 +326,58 @@ describe("OpenAPI document (GET /v1/openapi.json)", () => {
         }
       }
     })
+  })
+
+  describe("what a client developer relies on", () => {
+    const operations = () =>
+      Object.values<Json>(doc["paths"]).flatMap((item) => Object.values<Json>(item))
+
+    it("documents the name rules the service enforces: 1 to 255 code points and the pattern", () => {
+      for (const schema of ["Pet", "NewPet"]) {
+        const name = doc["components"]["schemas"][schema]["properties"]["name"]
+        expect(name).toMatchObject({ type: "string", minLength: 1, maxLength: PET_NAME_MAX_CODE_POINTS, pattern: PET_NAME_PATTERN })
+      }
+    })
+
+    it("lets request bodies carry unknown fields, which the service ignores", () => {
+      for (const schema of ["NewPet", "NewOrder"]) {
+        expect(doc["components"]["schemas"][schema]["additionalProperties"]).toBeUndefined()
+      }
+    })
+
+    it("gives every operation a description and examples of its bodies", () => {
+      for (const op of operations()) {
+        expect(op["description"], op["operationId"]).toMatch(/\S/)
+        const request = op["requestBody"]?.["content"]?.["application/json"]
+        if (request !== undefined) expect(request["example"], op["operationId"]).toBeDefined()
+        for (const [status, response] of Object.entries<Json>(op["responses"])) {
+          if (Number(status) < 300) {
+            expect(response["content"]["application/json"]["example"], `${op["operationId"]} ${status}`).toBeDefined()
+          }
+        }
+      }
+    })
+
+    it("lists X-Request-Id on every response, Retry-After on every 503, WWW-Authenticate on every 401", () => {
+      for (const op of operations()) {
+        for (const [status, response] of Object.entries<Json>(op["responses"])) {
+          const names = Object.keys(response["headers"] ?? {})
+          expect(names, `${op["operationId"]} ${status}`).toContain("X-Request-Id")
+          if (status === "503") expect(names).toContain("Retry-After")
+          if (status === "401") expect(names).toContain("WWW-Authenticate")
+          // One spelling per header.
+          expect(new Set(names.map((name) => name.toLowerCase())).size).toBe(names.length)
+        }
+      }
+    })
+  })
+})
+
+describe("an instance with no public or staging address", () => {
+  it("lists only itself, relative, so nothing points at an address that may not exist", async () => {
+    const server = makeTestServer(undefined, undefined, undefined, {})
+    const result = await server.call("GET", "/v1/openapi.json")
+    await server.dispose()
+    expect((result.json as Json)["servers"]).toEqual([{ url: "/v1", description: expect.any(String) }])
   })
 })

@@ -112,3 +112,27 @@ describe("GET /metrics", () => {
     expectError(await server.call("GET", "/metrics"), 404, "not_found")
   })
 })
+
+describe("X-Content-Type-Options and Cache-Control", () => {
+  it.each([
+    ["a list (fast route)", "GET", "/v1/pets", AUTH, undefined, 200],
+    ["a create (fast route)", "POST", "/v1/pets", JSON_AUTH, `{"name":"Rex","categoryId":1}`, 201],
+    ["an HttpApi route", "GET", "/v1/store/inventory", AUTH, undefined, 200],
+    ["a 400", "POST", "/v1/pets", JSON_AUTH, `{"name":""}`, 400],
+    ["a 401", "GET", "/v1/pets", {}, undefined, 401],
+    ["a 404 for an unknown route", "GET", "/nowhere", {}, undefined, 404],
+    ["a 405", "DELETE", "/v1/pets", AUTH, undefined, 405],
+    ["health", "GET", "/healthz", {}, undefined, 200]
+  ])("%s is nosniff and no-store", async (_, method, path, headers, body, status) => {
+    const result = await freshServer().call(method, path, { headers, body })
+    expect(result.status).toBe(status)
+    expect(result.headers.get("x-content-type-options")).toBe("nosniff")
+    expect(result.headers.get("cache-control")).toBe("no-store")
+  })
+
+  it.each(["/docs", "/v1/openapi.json"])("%s is nosniff and cacheable (it sets its own Cache-Control)", async (path) => {
+    const result = await freshServer().call("GET", path)
+    expect(result.headers.get("x-content-type-options")).toBe("nosniff")
+    expect(result.headers.get("cache-control")).toBe("public, no-cache")
+  })
+})

@@ -1,11 +1,13 @@
 /**
  * In-process harness for the HTTP adapter: the real router, middleware and handlers
  * (HttpApp.layer) over the in-memory store (pets and orders), driven through the Fetch `Request` /
- * `Response` pair, so tests see the exact status, headers and bytes a client would.
+ * `Response` pair, so tests see the exact status, headers and bytes a client would. Every
+ * response to a documented operation is checked against the OpenAPI document.
  */
 import { type Context, Layer, Redacted, References } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { expect, onTestFinished } from "vitest"
+import { expectDocumentedResponse } from "./OpenApiValidator.ts"
 import * as ApiKeysStatic from "../../../src/adapters/apikeys/ApiKeysStatic.ts"
 import * as HttpApp from "../../../src/adapters/http/server/HttpApp.ts"
 import { ROUTER_CONFIG } from "../../../src/adapters/http/server/RouteTable.ts"
@@ -45,6 +47,8 @@ export interface CallResult {
   readonly headers: Headers
   /** The exact response body. */
   readonly text: string
+  /** The exact response body, as bytes (compressed bodies are not text). */
+  readonly bytes: Uint8Array
   /** The body parsed with plain `JSON.parse` (undefined when it is not JSON). */
   readonly json: unknown
 }
@@ -64,9 +68,10 @@ const encoder = new TextEncoder()
 export const makeTestServer = (
   store: Layer.Layer<PetRepository | OrderRepository> = StoreMemory.layer,
   options?: HttpApp.Options,
-  apiKeys: Layer.Layer<ApiKeys, unknown> = ApiKeysStatic.layer([Redacted.make(API_KEY)])
+  apiKeys: Layer.Layer<ApiKeys, unknown> = ApiKeysStatic.layer([Redacted.make(API_KEY)]),
+  servers: HttpApp.Servers = SERVERS
 ): TestServer => {
-  const app = HttpApp.layer(SERVERS, options).pipe(
+  const app = HttpApp.layer(servers, options).pipe(
     Layer.provide([store, apiKeys]),
     // For stores made for one test (failing, swappable), which keep no idempotency keys of
     // their own; a store that does (StoreMemory) provides its own, nearer the app.
@@ -83,14 +88,17 @@ export const makeTestServer = (
       ...(body === undefined ? {} : { body: body as Uint8Array<ArrayBuffer> })
     })
     const response = await handler(request, options.context)
-    const text = await response.text()
+    const bytes = new Uint8Array(await response.arrayBuffer())
+    const text = new TextDecoder().decode(bytes)
     let json: unknown = undefined
     try {
       json = JSON.parse(text)
     } catch {
       json = undefined
     }
-    return { status: response.status, headers: response.headers, text, json }
+    const result = { status: response.status, headers: response.headers, text, bytes, json }
+    await expectDocumentedResponse({ method, url: path }, result)
+    return result
   }
   return { call, dispose }
 }

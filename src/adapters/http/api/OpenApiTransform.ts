@@ -24,6 +24,30 @@ const REQUEST_SCHEMAS: Partial<Record<string, string>> = { createPet: "NewPet", 
 
 const INT64 = { type: "integer", format: "int64" } as const
 
+// One example per body schema, each valid against its schema (the linters check that).
+const PET_EXAMPLE = { id: 1, name: "Rex", categoryId: 9, status: "available" }
+const ORDER_EXAMPLE = {
+  id: 1,
+  petId: 1,
+  quantity: 1,
+  status: "placed",
+  complete: false,
+  createdAt: "2026-11-21T10:00:00.000Z",
+  updatedAt: "2026-11-21T10:00:00.000Z"
+}
+const EXAMPLES: Partial<Record<string, unknown>> = {
+  Pet: PET_EXAMPLE,
+  Pets: [PET_EXAMPLE],
+  NewPet: { name: "Rex", categoryId: 9, status: "available" },
+  Order: ORDER_EXAMPLE,
+  Orders: [ORDER_EXAMPLE],
+  NewOrder: { petId: 1 },
+  Inventory: { available: 12, pending: 1, sold: 3, none: 0 }
+}
+
+const exampleOf = (schema: Json | undefined): unknown =>
+  typeof schema?.["$ref"] === "string" ? EXAMPLES[schema["$ref"].replace("#/components/schemas/", "")] : undefined
+
 /** What each parameter is, by operation where the same name means different things. */
 const describeParameter = (operationId: string, parameter: Json): void => {
   const orders = operationId === "listOrders"
@@ -68,6 +92,35 @@ const ErrorSchema = {
   additionalProperties: false
 }
 
+const REQUEST_ID_HEADER = {
+  "X-Request-Id": {
+    description: "The request's id (the client's own `X-Request-Id` when it is 1 to 128 visible ASCII characters), also on its log line.",
+    schema: { type: "string" },
+    required: true
+  }
+}
+
+const RETRY_AFTER_HEADER = {
+  "Retry-After": {
+    description: "Seconds to wait; sent while the service starts or shuts down.",
+    schema: { type: "integer", minimum: 0 }
+  }
+}
+
+// HttpApi writes header names as the schemas spell them (lowercase); documents spell them as RFCs do.
+const HEADER_NAMES: Partial<Record<string, string>> = { link: "Link", location: "Location", "www-authenticate": "WWW-Authenticate" }
+const HEADER_DESCRIPTIONS: Partial<Record<string, string>> = {
+  Link: "`<...>; rel=\"next\"`: the next page, when more exist.",
+  Location: "The path of the created resource."
+}
+
+const canonicalHeaders = (headers: Json | undefined): Json =>
+  Object.fromEntries(Object.entries<Json>(headers ?? {}).map(([name, header]) => {
+    const canonical = HEADER_NAMES[name] ?? name
+    const description = HEADER_DESCRIPTIONS[canonical]
+    return [canonical, description === undefined || header["description"] !== undefined ? header : { description, ...header }]
+  }))
+
 const deprecationHeaders = {
   Deprecation: {
     description: "RFC 9745: when the operation was deprecated.",
@@ -89,10 +142,13 @@ const deprecationHeaders = {
 /**
  * Fixes what HttpApi cannot express in the generated document, so it matches the spec:
  * paths relative to the /v1 base address, integer query/path parameters (HttpApi documents them as patterned strings), the
- * lossless JSON bodies (carried as text), one Error schema for all errors, and the headers
- * of the deprecated operation.
+ * lossless JSON bodies (carried as text), one Error schema for all errors, the headers
+ * every response carries, examples, request bodies open to unknown fields (as the
+ * service treats them), and the bearer scheme spelled as OpenAPI tools expect.
  */
 export const transformOpenApi = (spec: Json): Json => {
+  // HttpApi's info annotations have no contact; linters expect one.
+  spec["info"] = { ...spec["info"], contact: { name: "Animal Store maintainers" } }
   // The spec's base addresses already end in /v1, so its paths are relative to that.
   spec["paths"] = Object.fromEntries(
     Object.entries<Json>(spec["paths"] ?? {}).map(([path, item]) => [path.replace(/^\/v1(?=\/)/, ""), item])
@@ -103,22 +159,28 @@ export const transformOpenApi = (spec: Json): Json => {
       const body = operation["requestBody"]?.content?.["application/json"]
       const requestSchema = REQUEST_SCHEMAS[operation["operationId"]]
       if (body !== undefined && requestSchema !== undefined) body.schema = { $ref: `#/components/schemas/${requestSchema}` }
+      if (body !== undefined) body.example = exampleOf(body.schema)
+      // The body limit applies to every route, bodiless ones too: a declared Content-Length
+      // over it is refused before authentication.
+      operation["responses"] = { ...operation["responses"], "413": operation["responses"]?.["413"] ?? { description: "PayloadTooLarge" } }
       for (const [status, response] of Object.entries<Json>(operation["responses"] ?? {})) {
         const success = SUCCESS_SCHEMAS[operation["operationId"]]
         if (Number(status) < 300 && success !== undefined) {
           response["content"] = { "application/json": { schema: { $ref: `#/components/schemas/${success}` } } }
         }
+        const media = response["content"]?.["application/json"]
+        if (Number(status) < 300 && media !== undefined) media.example = exampleOf(media.schema)
+        response["headers"] = { ...canonicalHeaders(response["headers"]), ...REQUEST_ID_HEADER }
         if (Number(status) >= 400) {
           response["content"] = { "application/json": { schema: ERROR_REF } }
           if (status === "401") {
-            response["headers"] = {
-              "WWW-Authenticate": {
-                description: `Bearer realm="${AUTH_REALM}", with error="invalid_token" when a key was sent but refused.`,
-                schema: { type: "string" },
-                required: true
-              }
+            response["headers"]["WWW-Authenticate"] = {
+              description: `Bearer realm="${AUTH_REALM}", with error="invalid_token" when a key was sent but refused.`,
+              schema: { type: "string" },
+              required: true
             }
           }
+          if (status === "503") response["headers"] = { ...response["headers"], ...RETRY_AFTER_HEADER }
         }
         if (operation["deprecated"] === true) {
           response["headers"] = { ...response["headers"], ...deprecationHeaders }
@@ -126,9 +188,31 @@ export const transformOpenApi = (spec: Json): Json => {
       }
     }
   }
+  // RFC 7617/6750 scheme names are case-insensitive, but OpenAPI tools match `bearer` exactly.
+  for (const scheme of Object.values<Json>(spec["components"]?.securitySchemes ?? {})) {
+    if (scheme["type"] === "http") {
+      scheme["scheme"] = String(scheme["scheme"]).toLowerCase()
+      scheme["description"] ??= "An API key, sent as `Authorization: Bearer <key>`."
+    }
+  }
   const schemas: Json = spec["components"]?.schemas ?? {}
   for (const name of Object.keys(schemas)) {
     if (name.endsWith("Encoded")) delete schemas[name]
+  }
+  // An order is for one pet: the only quantity the service accepts or writes is 1.
+  for (const name of ["Order", "NewOrder"]) {
+    const properties = schemas[name]?.properties
+    if (properties?.quantity !== undefined) {
+      properties.quantity = { type: "integer", const: 1, description: "Always 1: an order is for one pet." }
+    }
+  }
+  for (const time of ["createdAt", "updatedAt"]) {
+    const property = schemas["Order"]?.properties?.[time]
+    if (property !== undefined) property.format = "date-time"
+  }
+  // The service ignores unknown request body fields (a client-supplied `id` included), so the document allows them.
+  for (const name of Object.values(REQUEST_SCHEMAS)) {
+    if (name !== undefined) delete schemas[name]?.additionalProperties
   }
   schemas["Error"] = ErrorSchema
   return spec

@@ -84,7 +84,12 @@ export class AnimalsGroup extends HttpApiGroup.make("animals")
     }).middleware(JsonContentType)
       // Added after JsonContentType, so it runs before it: 403 comes before any look at the input.
       .middleware(WriteScope)
-      .annotateMerge(OpenApi.annotations({ identifier: "createPet", summary: "Add an animal", description: IDEMPOTENCY_DESCRIPTION })),
+      .annotateMerge(OpenApi.annotations({
+        identifier: "createPet",
+        summary: "Add an animal",
+        description: "Stores a new pet; the store assigns its id (a client-supplied `id` and any other unknown " +
+          "field is ignored). Answers 201 with the pet and its `Location`. " + IDEMPOTENCY_DESCRIPTION
+      })),
     HttpApiEndpoint.get("getPet", "/pets/:petId", {
       params: { petId: PetIdParam },
       success: LosslessJsonBody(PetJson),

@@ -127,7 +127,11 @@ export class StoreGroup extends HttpApiGroup.make("store")
       params: { orderId: OrderIdParam },
       success: LosslessJsonBody(OrderJson),
       error: [InvalidRequest, NotFound, ServiceUnavailable, Internal]
-    }).annotateMerge(OpenApi.annotations({ identifier: "getOrder", summary: "Get an order" })),
+    }).annotateMerge(OpenApi.annotations({
+      identifier: "getOrder",
+      summary: "Get an order",
+      description: "One order, with its state and the times it was placed and last changed."
+    })),
     transitionEndpoint("approveOrder", "approve", "A `placed` order becomes `approved`; its pet stays `pending`."),
     transitionEndpoint("deliverOrder", "deliver", "An `approved` order becomes `delivered` (`complete`); its pet becomes `sold`."),
     transitionEndpoint(

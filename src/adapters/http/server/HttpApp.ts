@@ -6,6 +6,7 @@ import { PetRepository } from "../../../ports/PetRepository.ts"
 import { Api } from "../api/Api.ts"
 import * as AuthorizationLive from "./AuthorizationLive.ts"
 import { BuilderApi } from "./BuilderApi.ts"
+import * as Cors from "./Cors.ts"
 import * as ErrorResponses from "./ErrorResponses.ts"
 import * as FastRoutes from "./FastRoutes.ts"
 import * as JsonContentTypeLive from "./JsonContentTypeLive.ts"
@@ -13,17 +14,27 @@ import * as MetricsRoute from "./MetricsRoute.ts"
 import * as RequestTelemetry from "./RequestTelemetry.ts"
 import * as RequestValidationLive from "./RequestValidationLive.ts"
 import * as RouteTable from "./RouteTable.ts"
+import * as StaticAsset from "./StaticAsset.ts"
 import { toHttpError } from "./HttpErrors.ts"
 import * as StoreHandlers from "./StoreHandlers.ts"
 import * as WriteScopeLive from "./WriteScopeLive.ts"
 
 export { ROUTER_CONFIG } from "./RouteTable.ts"
 
-/** Public base addresses, each including `/v1`, listed as `servers` in the OpenAPI document. */
+/**
+ * Public base addresses, each including `/v1`, listed as `servers` in the OpenAPI document
+ * after the address the document was served from.
+ */
 export interface Servers {
-  readonly production: string
-  readonly staging: string
+  readonly production?: string | undefined
+  readonly staging?: string | undefined
 }
+
+/**
+ * The first server, which docs pages and generators pick by default: relative, so that
+ * "Test Request" on /docs calls the very instance (and port) that served the page.
+ */
+const THIS_SERVER = { url: "/v1", description: "this server (the address the document was served from)" }
 
 const OPENAPI_PATH = "/v1/openapi.json"
 const DOCS_PATH = "/docs"
@@ -47,20 +58,17 @@ const readiness = HttpRouter.use(Effect.fn(function*(router) {
   )
 }))
 
-// The OpenAPI document of the whole Api, made on first request as HttpApiBuilder would.
-const openApiRoute = (api: typeof Api) => {
-  let response: HttpServerResponse.HttpServerResponse | undefined
-  return HttpRouter.add(
-    "GET",
-    OPENAPI_PATH,
-    Effect.sync(() => response ??= HttpServerResponse.jsonUnsafe(OpenApi.fromApi(api)))
-  )
-}
+// The OpenAPI document of the whole Api, made on first request as HttpApiBuilder would,
+// compressed and cached as a static asset.
+const openApiRoute = (api: typeof Api) =>
+  HttpRouter.add("GET", OPENAPI_PATH, Effect.sync(() => HttpServerResponse.jsonUnsafe(OpenApi.fromApi(api))))
 
 /** What to serve besides the API. */
 export interface Options {
   /** Serve `GET /metrics` (Prometheus text format, no key). Default: true. */
   readonly metrics?: boolean | undefined
+  /** Origins allowed to call the API from a browser (CORS). Default: none, CORS off. */
+  readonly cors?: Cors.CorsOrigins | undefined
 }
 
 /**
@@ -73,8 +81,9 @@ export const layer = (servers: Servers, options?: Options) => {
   const metrics = options?.metrics ?? true
   // The contract carries no deployment addresses; this instance documents its own.
   const api = Api.annotate(OpenApi.Servers, [
-    { url: servers.production, description: "production" },
-    { url: servers.staging, description: "staging" }
+    THIS_SERVER,
+    ...(servers.production === undefined ? [] : [{ url: servers.production, description: "production" }]),
+    ...(servers.staging === undefined ? [] : [{ url: servers.staging, description: "staging" }])
   ])
   const routes = RouteTable.make(api, [
     ["GET", OPENAPI_PATH],
@@ -90,12 +99,17 @@ export const layer = (servers: Servers, options?: Options) => {
         Layer.provide([AuthorizationLive.layer, RequestValidationLive.layer, JsonContentTypeLive.layer, WriteScopeLive.layer])
       ))
     ),
-    openApiRoute(api),
-    HttpApiScalar.layer(api, { path: DOCS_PATH }),
+    Layer.mergeAll(openApiRoute(api), HttpApiScalar.layer(api, {
+      path: DOCS_PATH,
+      // "Test Request" starts with the bearer key field, not an empty auth choice.
+      scalar: { authentication: { preferredSecurityScheme: "bearerAuth" } }
+    })).pipe(
+      Layer.provide(StaticAsset.middleware.layer)
+    ),
     health,
     readiness,
     metrics ? MetricsRoute.layer : Layer.empty,
-    // The one global middleware: telemetry, the JSON error policy and the deprecation headers.
-    RequestTelemetry.layer(routes)
+    // The one global middleware: telemetry, the JSON error policy, the deprecation, CORS and common headers.
+    RequestTelemetry.layer(routes, { cors: options?.cors })
   )
 }

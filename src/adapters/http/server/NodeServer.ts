@@ -109,8 +109,10 @@ export class ServiceServer extends Http.Server {
   readonly #connections = new Map<Socket, Connection>()
   readonly #shutdownTimeoutMs: number
   #draining = false
+  /** Requests accepted before the shutdown began and answered after it. */
+  #drained = 0
 
-  constructor(shutdownTimeoutMs: number) {
+  constructor(shutdownTimeoutMs: number, onDrained?: (requests: number) => void) {
     super({
       headersTimeout: HEADERS_TIMEOUT_MS,
       requestTimeout: REQUEST_TIMEOUT_MS,
@@ -124,6 +126,8 @@ export class ServiceServer extends Http.Server {
       shouldUpgradeCallback: () => false
     })
     this.#shutdownTimeoutMs = shutdownTimeoutMs
+    // Closed: every connection is gone, so every drained request is counted.
+    if (onDrained !== undefined) this.once("close", () => onDrained(this.#drained))
     // Node keeps the first maxHeadersCount fields and drops the rest silently: one more
     // than the limit makes a request over it recognisable.
     this.maxHeadersCount = MAX_HEADERS + 1
@@ -269,6 +273,7 @@ export class ServiceServer extends Http.Server {
     if (this.#draining) return
     this.#draining = true
     for (const connection of this.#connections.values()) {
+      for (const pending of connection.accepted) pending.response.once("finish", () => this.#drained++)
       const last = connection.accepted.at(-1)
       if (last === undefined) {
         // Idle, or a request still arriving: nothing was accepted on it.
@@ -289,11 +294,13 @@ export interface Options {
   readonly host: string
   /** Longest a shutdown waits for accepted requests before closing their connections. */
   readonly shutdownTimeout: Duration.Duration
+  /** Told, once the server has closed, how many accepted requests the shutdown answered. */
+  readonly onDrained?: ((requests: number) => void) | undefined
 }
 
 /** The HttpServer (and Node's HTTP platform services) on a {@link ServiceServer}. */
 export const layer = (options: Options) =>
-  NodeHttpServer.layer(() => new ServiceServer(Duration.toMillis(options.shutdownTimeout)), {
+  NodeHttpServer.layer(() => new ServiceServer(Duration.toMillis(options.shutdownTimeout), options.onDrained), {
     port: options.port,
     host: options.host,
     gracefulShutdownTimeout: options.shutdownTimeout

@@ -9,6 +9,7 @@ import type * as Http from "node:http"
 import { STATUS_CODES } from "node:http"
 import type { Socket } from "node:net"
 import { InvalidRequest, PayloadTooLarge, RequestHeaderFieldsTooLarge, RequestTimeout } from "../api/ApiErrors.ts"
+import { CACHE_CONTROL, X_CONTENT_TYPE_OPTIONS } from "./CommonHeaders.ts"
 import { recordRejection } from "./HttpMetrics.ts"
 import { REQUEST_ID_HEADER, requestIdFor } from "./RequestId.ts"
 
@@ -64,6 +65,8 @@ export const send = (
     ...headers,
     "content-type": "application/json",
     "content-length": String(Buffer.byteLength(body)),
+    "x-content-type-options": X_CONTENT_TYPE_OPTIONS,
+    "cache-control": CACHE_CONTROL,
     [REQUEST_ID_HEADER]: requestIdFor(response.req.headers[REQUEST_ID_HEADER])
   })
   response.end(body)
@@ -83,6 +86,8 @@ export const sendOnSocket = (socket: Socket, error: ErrorBody): void => {
       `Content-Type: application/json\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\n` +
       `Connection: close\r\n` +
+      `X-Content-Type-Options: ${X_CONTENT_TYPE_OPTIONS}\r\n` +
+      `Cache-Control: ${CACHE_CONTROL}\r\n` +
       // Nothing of the request can be trusted here, its id included: a fresh one.
       `X-Request-Id: ${requestIdFor(undefined)}\r\n` +
       `Date: ${new Date().toUTCString()}\r\n\r\n${body}`

@@ -3,11 +3,14 @@
  * middleware (one step per request rather than one per policy): its route, looked up
  * once; its id (`X-Request-Id`, the client's own when sane), on the response, on every
  * log line the request writes and on its trace span; the JSON error policy
- * (ErrorResponses) and the deprecation headers (SunsetHeaders); its metrics; and its one
- * request log line.
+ * (ErrorResponses) and the deprecation headers (SunsetHeaders); CORS when configured;
+ * the headers every response carries; its metrics; and its one request log line, at warn
+ * (503) or error (other 5xx) with the cause its Error body states.
  */
-import { Effect } from "effect"
+import { Effect, Predicate } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { CACHE_CONTROL, X_CONTENT_TYPE_OPTIONS } from "./CommonHeaders.ts"
+import * as Cors from "./Cors.ts"
 import * as ErrorResponses from "./ErrorResponses.ts"
 import * as HttpMetrics from "./HttpMetrics.ts"
 import { REQUEST_ID_HEADER, requestIdFor } from "./RequestId.ts"
@@ -17,8 +20,37 @@ import * as SunsetHeaders from "./SunsetHeaders.ts"
 /** The metrics label of a request no route serves: raw paths would make unbounded series. */
 const UNMATCHED = "unmatched"
 
-export const layer = (routes: RouteTable) =>
-  HttpRouter.middleware(
+const withResponseHeaders = (response: HttpServerResponse.HttpServerResponse, requestId: string) =>
+  HttpServerResponse.setHeaders(
+    response,
+    response.headers["cache-control"] === undefined
+      ? { [REQUEST_ID_HEADER]: requestId, "x-content-type-options": X_CONTENT_TYPE_OPTIONS, "cache-control": CACHE_CONTROL }
+      : { [REQUEST_ID_HEADER]: requestId, "x-content-type-options": X_CONTENT_TYPE_OPTIONS }
+  )
+
+/**
+ * The cause a 5xx states in its Error body ("the database is unavailable: ConnectionError"),
+ * for its log line: written by this service, it never holds the key or the request body.
+ */
+const errorMessageOf = (response: HttpServerResponse.HttpServerResponse): string => {
+  if (response.body._tag !== "Uint8Array") return "(no body)"
+  try {
+    const body: unknown = JSON.parse(new TextDecoder().decode(response.body.body))
+    return Predicate.hasProperty(body, "message") && typeof body.message === "string" ? body.message : "(no message)"
+  } catch {
+    return "(not an Error body)"
+  }
+}
+
+/** What the middleware adds besides telemetry. */
+export interface Options {
+  /** Origins allowed to call from a browser; none when undefined (no CORS headers, OPTIONS is a 405). */
+  readonly cors?: Cors.CorsOrigins | undefined
+}
+
+export const layer = (routes: RouteTable, options?: Options) => {
+  const cors = options?.cors === undefined ? undefined : Cors.middleware(options.cors)
+  return HttpRouter.middleware(
     (app) =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
@@ -27,24 +59,29 @@ export const layer = (routes: RouteTable) =>
         const route = routes.match(request.method, path)
         const requestId = requestIdFor(request.headers[REQUEST_ID_HEADER])
         yield* Effect.annotateCurrentSpan("http.request.id", requestId)
-        // Deprecation headers go on what the route answers; errors made of failures below get none, as before.
-        const routed = SunsetHeaders.isDeprecated(route) ? Effect.map(app, SunsetHeaders.add) : app
-        const response = yield* ErrorResponses.answer(routed, request, path, route, routes).pipe(
+        const answered = ErrorResponses.answer(app, request, path, route, routes)
+        const served = yield* (cors === undefined ? answered : cors(answered)).pipe(
           Effect.annotateLogs("request.id", requestId)
         )
+        // Every answer of the deprecated route says so, its errors (defects included) too.
+        const response = SunsetHeaders.isDeprecated(route) ? SunsetHeaders.add(served) : served
         const seconds = (performance.now() - started) / 1000
         HttpMetrics.recordRequest(route?.operation ?? UNMATCHED, request.method, response.status, seconds)
         // Query strings can carry what does not belong in logs; the path and route do not.
-        yield* Effect.logInfo("Sent HTTP response").pipe(
-          Effect.annotateLogs({
-            "http.method": request.method,
-            "http.url": path,
-            "http.status": response.status,
-            "http.route": route?.pattern ?? UNMATCHED,
-            "request.id": requestId
-          })
-        )
-        return HttpServerResponse.setHeader(response, REQUEST_ID_HEADER, requestId)
+        const annotations = {
+          "http.method": request.method,
+          "http.url": path,
+          "http.status": response.status,
+          "http.route": route?.pattern ?? UNMATCHED,
+          "request.id": requestId
+        }
+        yield* (response.status < 500
+          ? Effect.logInfo("Sent HTTP response").pipe(Effect.annotateLogs(annotations))
+          : Effect.logWithLevel(response.status === 503 ? "Warn" : "Error")("Sent HTTP response").pipe(
+            Effect.annotateLogs({ ...annotations, "error.message": errorMessageOf(response) })
+          ))
+        return withResponseHeaders(response, requestId)
       }).pipe(Effect.withLogSpan("http.span")),
     { global: true }
   )
+}

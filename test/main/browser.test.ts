@@ -1,0 +1,152 @@
+/**
+ * A real headless Chromium calls the real service from a page of another origin (two
+ * local HTTP origins: the service's port and a page server's), as a browser client
+ * would: CORS preflight, credentials in `Authorization`, reading exposed headers and
+ * error bodies; and a page of an origin that is not allowed is refused by the browser.
+ * And the docs page's "Test Request", clicked as a developer would, calls the service.
+ * Skipped, saying so, where no Chromium is installed; on CI (CI=true) that fails instead.
+ */
+import { existsSync, mkdtempSync, rmSync } from "node:fs"
+import { createServer, type Server } from "node:http"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { type BrowserContext, chromium } from "playwright-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { killAll, type ServiceProcess, startService } from "./ServiceProcess.ts"
+
+const CHROMIUM = "/usr/bin/chromium"
+const installed = existsSync(CHROMIUM)
+const onCi = process.env["CI"] === "true"
+const API_KEY = "browser-test-key"
+
+if (!installed && !onCi) {
+  console.warn(`SKIPPED: the browser tests need Chromium at ${CHROMIUM} (apt-get install -y chromium)`)
+}
+
+/** A page server on its own port: its own origin, serving one empty page. */
+const pageServer = async (): Promise<{ readonly origin: string; readonly server: Server }> => {
+  const server = createServer((_request, response) => {
+    response.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>client</title>")
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const address = server.address()
+  if (address === null || typeof address === "string") throw new Error("no port")
+  return { origin: `http://127.0.0.1:${address.port}`, server }
+}
+
+describe.skipIf(!installed && !onCi)("a real browser", () => {
+  let service: ServiceProcess
+  let allowed: Awaited<ReturnType<typeof pageServer>>
+  let refused: Awaited<ReturnType<typeof pageServer>>
+  let context: BrowserContext
+  let userDataDir: string
+
+  beforeAll(async () => {
+    expect(existsSync(CHROMIUM), `Chromium is required on CI: ${CHROMIUM} is missing`).toBe(true)
+    allowed = await pageServer()
+    refused = await pageServer()
+    service = await startService({ env: { STORE: "memory", API_KEYS: API_KEY, CORS_ORIGINS: allowed.origin } })
+    userDataDir = mkdtempSync(join(tmpdir(), "animal-store-chromium-"))
+    context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync"
+      ]
+    })
+  }, 60_000)
+
+  afterAll(async () => {
+    await context?.close()
+    allowed?.server.close()
+    refused?.server.close()
+    await killAll()
+    if (userDataDir !== undefined) rmSync(userDataDir, { recursive: true, force: true })
+  })
+
+  it("creates and lists pets with a bearer key, reading Location, Link and X-Request-Id, and a 401's body", async () => {
+    const page = await context.newPage()
+    await page.goto(allowed.origin)
+    const seen = await page.evaluate(async ({ api, key }) => {
+      const headers = {
+        authorization: `Bearer ${key}`,
+        "content-type": "application/json",
+        "idempotency-key": "browser-1",
+        "x-request-id": "browser-request-1"
+      }
+      const created = []
+      for (const name of ["Rex", "Fido"]) {
+        const response = await fetch(`${api}/v1/pets`, {
+          method: "POST",
+          headers,
+          body: JSON.stringify({ name, categoryId: 1, status: "available" })
+        })
+        created.push({
+          status: response.status,
+          location: response.headers.get("location"),
+          requestId: response.headers.get("x-request-id"),
+          body: await response.json()
+        })
+      }
+      const page = await fetch(`${api}/v1/pets?limit=1`, { headers: { authorization: `Bearer ${key}` } })
+      const deprecated = await fetch(`${api}/v1/pets/1`, { headers: { authorization: `Bearer ${key}` } })
+      const unauthorized = await fetch(`${api}/v1/pets`)
+      return {
+        created,
+        link: page.headers.get("link"),
+        sunset: deprecated.headers.get("sunset"),
+        deprecation: deprecated.headers.get("deprecation"),
+        unauthorized: { status: unauthorized.status, body: await unauthorized.json() }
+      }
+    }, { api: service.baseUrl, key: API_KEY })
+    await page.close()
+
+    expect(seen.created.map((c) => [c.status, c.location, c.requestId])).toEqual([
+      [201, "/v1/pets/1", "browser-request-1"],
+      [201, "/v1/pets/2", "browser-request-1"]
+    ])
+    expect(seen.created[0]?.body).toEqual({ id: 1, name: "Rex", categoryId: 1, status: "available" })
+    expect(seen.link).toMatch(/^<\/v1\/pets\?limit=1&cursor=[\w-]+>; rel="next"$/)
+    expect(seen.deprecation).toMatch(/^@\d+$/)
+    expect(seen.sunset).toBe("Thu, 05 Dec 2030 00:00:00 GMT")
+    expect(seen.unauthorized).toEqual({ status: 401, body: expect.objectContaining({ code: "unauthorized", status: 401 }) })
+  }, 30_000)
+
+  it("is refused by the browser when its origin is not in CORS_ORIGINS", async () => {
+    const page = await context.newPage()
+    await page.goto(refused.origin)
+    const outcome = await page.evaluate(async ({ api, key }) => {
+      try {
+        const response = await fetch(`${api}/v1/pets`, { headers: { authorization: `Bearer ${key}` } })
+        return `answered ${response.status}`
+      } catch (error) {
+        return `refused: ${String(error)}`
+      }
+    }, { api: service.baseUrl, key: API_KEY })
+    await page.close()
+    expect(outcome).toMatch(/^refused: TypeError/)
+  }, 30_000)
+
+  it("/docs: Test Request calls the very service that served the page, with the bearer key, and gets 200", async () => {
+    const page = await context.newPage()
+    await page.goto(`${service.baseUrl}/docs`)
+    await page.getByRole("button", { name: /Test Request.*get \/pets\)/ }).first().click()
+    await page.getByPlaceholder("Token").first().fill(API_KEY)
+    const [response] = await Promise.all([
+      page.waitForResponse((r) => new URL(r.url()).pathname === "/v1/pets" && r.request().method() === "GET"),
+      page.getByRole("button", { name: /^Send get request/ }).first().click()
+    ])
+    const sent = await response.request().allHeaders()
+    await page.close()
+    expect(response.url().startsWith(`${service.baseUrl}/v1/pets`)).toBe(true)
+    expect(sent["authorization"]).toBe(`Bearer ${API_KEY}`)
+    expect(response.status()).toBe(200)
+  }, 30_000)
+})
