@@ -75,17 +75,16 @@ describe.skipIf(!installed && !onCi)("a real browser", () => {
     const page = await context.newPage()
     await page.goto(allowed.origin)
     const seen = await page.evaluate(async ({ api, key }) => {
-      const headers = {
-        authorization: `Bearer ${key}`,
-        "content-type": "application/json",
-        "idempotency-key": "browser-1",
-        "x-request-id": "browser-request-1"
-      }
       const created = []
       for (const name of ["Rex", "Fido"]) {
         const response = await fetch(`${api}/v1/pets`, {
           method: "POST",
-          headers,
+          headers: {
+            authorization: `Bearer ${key}`,
+            "content-type": "application/json",
+            "idempotency-key": `browser-${name}`,
+            "x-request-id": "browser-request-1"
+          },
           body: JSON.stringify({ name, categoryId: 1, status: "available" })
         })
         created.push({
