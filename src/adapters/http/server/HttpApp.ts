@@ -1,12 +1,13 @@
 import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
-import { HttpApiBuilder, HttpApiScalar, OpenApi } from "effect/http-api"
+import { HttpApiBuilder, OpenApi } from "effect/http-api"
 import { StoreUnavailable } from "../../../domain/Errors.ts"
 import { PetRepository } from "../../../ports/PetRepository.ts"
 import { Api } from "../api/Api.ts"
 import * as AuthorizationLive from "./AuthorizationLive.ts"
 import { BuilderApi } from "./BuilderApi.ts"
 import * as Cors from "./Cors.ts"
+import * as DocsPage from "./DocsPage.ts"
 import * as ErrorResponses from "./ErrorResponses.ts"
 import * as FastRoutes from "./FastRoutes.ts"
 import * as JsonContentTypeLive from "./JsonContentTypeLive.ts"
@@ -99,11 +100,7 @@ export const layer = (servers: Servers, options?: Options) => {
         Layer.provide([AuthorizationLive.layer, RequestValidationLive.layer, JsonContentTypeLive.layer, WriteScopeLive.layer])
       ))
     ),
-    Layer.mergeAll(openApiRoute(api), HttpApiScalar.layer(api, {
-      path: DOCS_PATH,
-      // "Test Request" starts with the bearer key field, not an empty auth choice.
-      scalar: { authentication: { preferredSecurityScheme: "bearerAuth" } }
-    })).pipe(
+    Layer.mergeAll(openApiRoute(api), DocsPage.layer(api, DOCS_PATH)).pipe(
       Layer.provide(StaticAsset.middleware.layer)
     ),
     health,
