@@ -147,7 +147,12 @@ const rateLimiterStore = (config: AppConfig) =>
         const NodeRedis = await import("@effect/platform-node/NodeRedis")
         return RateLimiter.layerStoreRedis({ prefix: "animal-store:ratelimit:" }).pipe(
           Layer.provide(NodeRedis.layer({ url: Redacted.value(url), disableOfflineQueue: true })),
-          Layer.provide(Layer.succeed(References.MinimumLogLevel, "Error"))
+          Layer.provide(Layer.succeed(References.MinimumLogLevel, "Error")),
+          Layer.catchTag("RedisError", (error) =>
+            Layer.effect(
+              RateLimiter.RateLimiterStore,
+              Effect.fail(new Error("REDIS_URL: Redis does not answer", { cause: error.cause }))
+            ))
         )
       }))
   })
