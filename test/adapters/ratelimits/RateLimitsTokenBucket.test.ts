@@ -16,7 +16,7 @@ const limitsOn = (store: Layer.Layer<RateLimiter.RateLimiterStore, unknown>, tim
     RateLimitsTokenBucket.layer({ policies: POLICIES, timeout }).pipe(
       Layer.provide(RateLimiter.layer),
       Layer.provide(store),
-      Layer.provide(Layer.succeed(References.MinimumLogLevel, "None"))
+      Layer.provideMerge(Layer.succeed(References.MinimumLogLevel, "None"))
     )
   )
   onTestFinished(() => runtime.dispose())
