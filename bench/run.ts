@@ -27,6 +27,8 @@
  *   --seconds=N      measured seconds per HTTP run
  * Environment: BENCH_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres; must be
  * 127.0.0.1): the server where throwaway databases are created and dropped.
+ * BENCH_RATE_LIMIT (default 100000000/1s, a quota no run reaches, so the limiter runs on
+ * every request; "off" to measure without it): Animal Store's RATE_LIMIT.
  *
  * Results: printed tables, bench/results/latest.json and bench/results/latest.md.
  */

@@ -120,6 +120,8 @@ export const spawnService = async (
     HOST,
     PORT: String(port),
     API_KEYS: options.apiKey,
+    // A quota no run reaches: every request pays for the limiter, none is refused.
+    RATE_LIMIT: process.env["BENCH_RATE_LIMIT"] ?? "100000000/1s",
     ...options.env
   }, logPath)
 }

@@ -1,4 +1,5 @@
-import { Config, Duration, Option, Redacted, Schema, SchemaTransformation } from "effect"
+import { Config, Duration, Option, Redacted, Result, Schema, SchemaTransformation } from "effect"
+import { IpNetwork } from "effect/net"
 
 /** Which PetRepository adapter serves the catalogue. */
 const StoreKind = Schema.Literals(["memory", "embedded", "postgres"])
@@ -35,6 +36,41 @@ const CorsOrigins = Schema.String.pipe(
   )
 )
 
+// "200/2s": a bucket of 200 requests that regains 200 every 2 seconds; also 100/s, 6000/m, 10000/h.
+const RATE = /^([1-9][0-9]{0,8})\/([1-9][0-9]{0,5})?([smh])$/
+const UNIT_SECONDS = { s: 1, m: 60, h: 3600 } as const
+
+/** A rate limit as a quota and its window, or none ("off"). */
+export interface RateLimitSetting {
+  readonly quota: number
+  readonly windowSeconds: number
+}
+
+const RateLimitSpec = (allowOff: boolean) =>
+  Schema.String.check(Schema.makeFilter(
+    (spec: string) => (allowOff && spec === "off") || RATE.test(spec),
+    { message: `must be ${allowOff ? `"off" or ` : ""}<requests>/<window> such as 200/2s, 100/s or 6000/m` }
+  ))
+
+// The per-address limit cannot be off alone: it is what keeps a flood of guessed keys cheap.
+const rateLimit = (name: string, fallback: string, allowOff: boolean) =>
+  Config.schema(RateLimitSpec(allowOff), name).pipe(
+    Config.withDefault(fallback),
+    Config.map((spec): Option.Option<RateLimitSetting> => {
+      const match = RATE.exec(spec)
+      if (match === null) return Option.none()
+      const [, quota, count, unit] = match as unknown as [string, string, string | undefined, keyof typeof UNIT_SECONDS]
+      return Option.some({ quota: Number(quota), windowSeconds: Number(count ?? 1) * UNIT_SECONDS[unit] })
+    })
+  )
+
+// Comma-separated addresses or CIDR networks of the proxies whose X-Forwarded-For is believed.
+const TrustedProxies = Schema.String.check(Schema.makeFilter(
+  (list: string) => list.split(",").every((entry) => Result.isSuccess(IpNetwork.fromString(networkOf(entry.trim())))),
+  { message: "must be comma-separated IP addresses or networks, e.g. 10.0.0.0/8,127.0.0.1" }
+))
+const networkOf = (entry: string) => entry.includes("/") ? entry : `${entry}/${entry.includes(":") ? 128 : 32}`
+
 /**
  * Every setting, read from the environment. Each has a default except the ones that
  * only matter for one store; `npm start` with nothing set runs the embedded store.
@@ -66,7 +102,14 @@ export const AppConfig = Config.all({
   // Unset, the OpenAPI document lists only the address it was served from.
   publicBaseUrl: Config.schema(BaseUrl, "PUBLIC_BASE_URL").pipe(Config.option, Config.map(Option.getOrUndefined)),
   stagingBaseUrl: Config.schema(BaseUrl, "STAGING_BASE_URL").pipe(Config.option, Config.map(Option.getOrUndefined)),
-  corsOrigins: Config.schema(CorsOrigins, "CORS_ORIGINS").pipe(Config.option, Config.map(Option.getOrUndefined))
+  corsOrigins: Config.schema(CorsOrigins, "CORS_ORIGINS").pipe(Config.option, Config.map(Option.getOrUndefined)),
+  rateLimit: rateLimit("RATE_LIMIT", "200/2s", true),
+  rateLimitAddress: rateLimit("RATE_LIMIT_ADDRESS", "20/10s", false),
+  redisUrl: Config.Redacted("REDIS_URL").pipe(Config.option),
+  trustProxy: Config.schema(TrustedProxies, "TRUST_PROXY").pipe(
+    Config.map((list) => list.split(",").map((entry) => IpNetwork.fromStringUnsafe(networkOf(entry.trim())))),
+    Config.withDefault([] as ReadonlyArray<IpNetwork.IpNetwork>)
+  )
 }).pipe(
   Config.map((config) => ({
     ...config,

@@ -18,7 +18,8 @@ import {
   References,
   Schema
 } from "effect"
-import { HttpRouter } from "effect/http"
+import { HttpMiddleware, HttpRouter } from "effect/http"
+import { RateLimiter } from "effect/persistence"
 import { randomBytes } from "node:crypto"
 import * as ApiKeyAdminLocal from "./adapters/apikeys/ApiKeyAdminLocal.ts"
 import * as ApiKeysCached from "./adapters/apikeys/ApiKeysCached.ts"
@@ -28,6 +29,7 @@ import { ROUTER_CONFIG } from "./adapters/http/server/RouteTable.ts"
 import * as JsonLogLines from "./adapters/observability/JsonLogLines.ts"
 import * as StoreMetrics from "./adapters/observability/StoreMetrics.ts"
 import * as Tracing from "./adapters/observability/Tracing.ts"
+import * as RateLimitsTokenBucket from "./adapters/ratelimits/RateLimitsTokenBucket.ts"
 import { AppConfig } from "./AppConfig.ts"
 import { InvalidInput } from "./domain/Errors.ts"
 import { IdempotentCreates } from "./ports/IdempotentCreates.ts"
@@ -132,6 +134,39 @@ const services = (config: AppConfig) =>
     adminServer(config)
   ).pipe(Layer.provide(store(config)))
 
+// Buckets in this process, or in Redis so that every instance shares them. A Redis that
+// stops answering costs a request at most REDIS_TIMEOUT before it goes on unlimited;
+// node-redis's own reconnect warnings are muted, the adapter says it once per outage.
+const REDIS_TIMEOUT = Duration.millis(250)
+const rateLimiterStore = (config: AppConfig) =>
+  Option.match(config.redisUrl, {
+    onNone: () => RateLimiter.layerStoreMemory,
+    // node-redis is loaded only when Redis is used.
+    onSome: (url) =>
+      Layer.unwrap(Effect.promise(async () => {
+        const NodeRedis = await import("@effect/platform-node/NodeRedis")
+        return RateLimiter.layerStoreRedis({ prefix: "animal-store:ratelimit:" }).pipe(
+          Layer.provide(NodeRedis.layer({ url: Redacted.value(url), disableOfflineQueue: true })),
+          Layer.provide(Layer.succeed(References.MinimumLogLevel, "Error")),
+          Layer.catchTag("RedisError", (error) =>
+            Layer.effect(
+              RateLimiter.RateLimiterStore,
+              Effect.fail(new Error("REDIS_URL: Redis does not answer", { cause: error.cause }))
+            ))
+        )
+      }))
+  })
+
+const rateLimits = (config: AppConfig) =>
+  Option.match(Option.zipWith(config.rateLimit, config.rateLimitAddress, (key, address) => ({ key, address })), {
+    onNone: () => Layer.empty,
+    onSome: ({ address, key }) =>
+      RateLimitsTokenBucket.layer({
+        policies: { key: { name: "key", ...key }, address: { name: "address", ...address } },
+        timeout: Option.isSome(config.redisUrl) ? REDIS_TIMEOUT : undefined
+      }).pipe(Layer.provide(RateLimiter.layer), Layer.provide(rateLimiterStore(config)))
+  })
+
 const LOG_LEVELS: Record<AppConfig["logLevel"], LogLevel.LogLevel> = {
   all: "All",
   fatal: "Fatal",
@@ -174,9 +209,17 @@ const serve = (config: AppConfig) => Effect.gen(function*() {
     { production: config.publicBaseUrl, staging: config.stagingBaseUrl },
     { metrics: config.metrics === "on", cors: config.corsOrigins }
   )
-  const server = HttpRouter.serve(app, { disableLogger: true, routerConfig: ROUTER_CONFIG })
+  // Only behind a trusted proxy is X-Forwarded-For believed (the client address of rate limits).
+  const forwarded = config.trustProxy.length > 0
+    ? HttpMiddleware.xForwardedHeaders({ trustedProxies: config.trustProxy })
+    : undefined
+  const server = HttpRouter.serve(app, {
+    disableLogger: true,
+    routerConfig: ROUTER_CONFIG,
+    ...(forwarded === undefined ? {} : { middleware: (effect) => forwarded(effect) })
+  })
     .pipe(
-      Layer.provide(services(config)),
+      Layer.provide([services(config), rateLimits(config)]),
       Layer.provide(Tracing.layer),
       Layer.provide(NodeServer.layer({
         port: config.port,

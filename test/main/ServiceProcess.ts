@@ -143,7 +143,8 @@ export class ServiceProcess {
     this.startedAt = Date.now()
     this.child = spawn(nodeBin, [mainScript], {
       cwd,
-      env: { ...baseEnv(), PORT: String(port), ...env },
+      // Unlimited unless a test asks for limits: the bursts of the other tests are not abuse.
+      env: { ...baseEnv(), PORT: String(port), RATE_LIMIT: "off", ...env },
       stdio: ["ignore", "pipe", "pipe"]
     })
     running.add(this)

@@ -29,7 +29,13 @@ const badValues: ReadonlyArray<{ readonly env: Record<string, string>; readonly 
   { env: { STORE: "postgres" }, names: /DATABASE_URL/ },
   { env: { ADMIN_PORT: "65536" }, names: /ADMIN_PORT/ },
   { env: { CORS_ORIGINS: "app.example.com" }, names: /CORS_ORIGINS/ },
-  { env: { CORS_ORIGINS: "https://app.example.com/path" }, names: /CORS_ORIGINS/ }
+  { env: { CORS_ORIGINS: "https://app.example.com/path" }, names: /CORS_ORIGINS/ },
+  { env: { RATE_LIMIT: "fast" }, names: /RATE_LIMIT/ },
+  { env: { RATE_LIMIT: "0/s" }, names: /RATE_LIMIT/ },
+  { env: { RATE_LIMIT_ADDRESS: "off" }, names: /RATE_LIMIT_ADDRESS/ },
+  { env: { TRUST_PROXY: "everyone" }, names: /TRUST_PROXY/ },
+  // A Redis that does not answer at start is a configuration error, not an outage to ride out.
+  { env: { RATE_LIMIT: "200/2s", REDIS_URL: "redis://127.0.0.1:1" }, names: /REDIS_URL: Redis does not answer: connect ECONNREFUSED 127\.0\.0\.1:1/ }
 ]
 
 describe("a bad configuration value", () => {

@@ -308,6 +308,24 @@ describe("OpenAPI document (GET /v1/openapi.json)", () => {
       expect(headerNames(unauthorized)).toContain("www-authenticate")
     })
 
+    it("every operation documents 429 with Retry-After and the RateLimit fields, and the fields on success", () => {
+      const operations = Object.values<Json>(doc["paths"]).flatMap((item) => Object.values<Json>(item))
+      expect(operations.length).toBeGreaterThanOrEqual(10)
+      for (const op of operations) {
+        const responses = op["responses"] as Json
+        expect(responses["429"], op["operationId"]).toBeDefined()
+        expect(jsonSchemaOf(responses["429"])).toEqual({ $ref: "#/components/schemas/Error" })
+        expect(headerNames(responses["429"])).toEqual(expect.arrayContaining(["retry-after", "ratelimit", "ratelimit-policy"]))
+        for (const [status, response] of Object.entries<Json>(responses)) {
+          if (Number(status) < 300) {
+            expect(headerNames(response), `${op["operationId"]} ${status}`).toEqual(
+              expect.arrayContaining(["ratelimit", "ratelimit-policy"])
+            )
+          }
+        }
+      }
+    })
+
     it("getPet documents Deprecation, Sunset and Link on every response", () => {
       const responses = operation("/pets/{petId}", "get")["responses"] as Json
       for (const status of ["200", ...ERROR_STATUSES.getPet]) {

@@ -139,11 +139,36 @@ const deprecationHeaders = {
   }
 }
 
+// The IETF RateLimit fields (draft-ietf-httpapi-ratelimit-headers), on every answer to a
+// verified key and on every 429. Absent when limiting is off or its store does not answer.
+const rateLimitHeaders = (required: boolean) => ({
+  "RateLimit-Policy": {
+    description: "The quota policy: `\"key\";q=200;w=2` (per API key) or `\"address\";q=20;w=10` (per client " +
+      "address, for requests without a valid key): `q` requests, regained evenly over `w` seconds.",
+    schema: { type: "string" },
+    required
+  },
+  RateLimit: {
+    description: "What is left of the quota: `\"key\";r=57;t=1`, `r` requests now, more in `t` seconds.",
+    schema: { type: "string" },
+    required
+  }
+})
+
+const rateLimitedHeaders = {
+  "Retry-After": {
+    description: "Seconds until the next request is allowed.",
+    schema: { type: "integer", minimum: 1 },
+    required: true
+  },
+  ...rateLimitHeaders(true)
+}
+
 /**
  * Fixes what HttpApi cannot express in the generated document, so it matches the spec:
  * paths relative to the /v1 base address, integer query/path parameters (HttpApi documents them as patterned strings), the
  * lossless JSON bodies (carried as text), one Error schema for all errors, the headers
- * every response carries, examples, request bodies open to unknown fields (as the
+ * every response carries (rate limits included), examples, request bodies open to unknown fields (as the
  * service treats them), and the bearer scheme spelled as OpenAPI tools expect.
  */
 export const transformOpenApi = (spec: Json): Json => {
@@ -171,6 +196,8 @@ export const transformOpenApi = (spec: Json): Json => {
         const media = response["content"]?.["application/json"]
         if (Number(status) < 300 && media !== undefined) media.example = exampleOf(media.schema)
         response["headers"] = { ...canonicalHeaders(response["headers"]), ...REQUEST_ID_HEADER }
+        if (Number(status) < 300) response["headers"] = { ...response["headers"], ...rateLimitHeaders(false) }
+        if (status === "429") response["headers"] = { ...response["headers"], ...rateLimitedHeaders }
         if (Number(status) >= 400) {
           response["content"] = { "application/json": { schema: ERROR_REF } }
           if (status === "401") {

@@ -12,6 +12,7 @@ import {
   InvalidRequest,
   NotFound,
   PayloadTooLarge,
+  RateLimited,
   ServiceUnavailable,
   UnsupportedMediaType
 } from "./ApiErrors.ts"
@@ -59,7 +60,7 @@ export class AnimalsGroup extends HttpApiGroup.make("animals")
       success: HttpApiSchema.WithHeaders(LosslessJsonBody(PetsJson), {
         link: Schema.optionalKey(Schema.String)
       }),
-      error: [InvalidRequest, ServiceUnavailable, Internal]
+      error: [InvalidRequest, RateLimited, ServiceUnavailable, Internal]
     }).annotateMerge(OpenApi.annotations({
       identifier: "listPets",
       summary: "List animals",
@@ -78,6 +79,7 @@ export class AnimalsGroup extends HttpApiGroup.make("animals")
         IdempotencyKeyReused,
         PayloadTooLarge,
         UnsupportedMediaType,
+        RateLimited,
         ServiceUnavailable,
         Internal
       ]
@@ -93,7 +95,7 @@ export class AnimalsGroup extends HttpApiGroup.make("animals")
     HttpApiEndpoint.get("getPet", "/pets/:petId", {
       params: { petId: PetIdParam },
       success: LosslessJsonBody(PetJson),
-      error: [InvalidRequest, NotFound, Gone, ServiceUnavailable, Internal]
+      error: [InvalidRequest, NotFound, Gone, RateLimited, ServiceUnavailable, Internal]
     }).annotateMerge(OpenApi.annotations({
       identifier: "getPet",
       summary: "Get an animal (deprecated)",

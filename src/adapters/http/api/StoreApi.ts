@@ -13,6 +13,7 @@ import {
   NotFound,
   PayloadTooLarge,
   PetNotAvailableConflict,
+  RateLimited,
   ServiceUnavailable,
   UnsupportedMediaType
 } from "./ApiErrors.ts"
@@ -73,7 +74,7 @@ const transitionEndpoint = <const Name extends string, const Action extends stri
   HttpApiEndpoint.post(name, `/store/orders/:orderId/${action}`, {
     params: { orderId: OrderIdParam },
     success: LosslessJsonBody(OrderJson),
-    error: [InvalidRequest, NotFound, InvalidTransition, ServiceUnavailable, Internal]
+    error: [InvalidRequest, NotFound, InvalidTransition, RateLimited, ServiceUnavailable, Internal]
   }).middleware(WriteScope).annotateMerge(OpenApi.annotations({ identifier: name, summary: `${action[0]!.toUpperCase()}${action.slice(1)} an order`, description }))
 
 /** The store area: orders for pets, and the inventory, under bearer authentication. */
@@ -89,7 +90,7 @@ export class StoreGroup extends HttpApiGroup.make("store")
       success: HttpApiSchema.WithHeaders(LosslessJsonBody(OrdersJson), {
         link: Schema.optionalKey(Schema.String)
       }),
-      error: [InvalidRequest, ServiceUnavailable, Internal]
+      error: [InvalidRequest, RateLimited, ServiceUnavailable, Internal]
     }).annotateMerge(OpenApi.annotations({
       identifier: "listOrders",
       summary: "List orders",
@@ -110,6 +111,7 @@ export class StoreGroup extends HttpApiGroup.make("store")
         IdempotencyKeyReused,
         PayloadTooLarge,
         UnsupportedMediaType,
+        RateLimited,
         ServiceUnavailable,
         Internal
       ]
@@ -126,7 +128,7 @@ export class StoreGroup extends HttpApiGroup.make("store")
     HttpApiEndpoint.get("getOrder", "/store/orders/:orderId", {
       params: { orderId: OrderIdParam },
       success: LosslessJsonBody(OrderJson),
-      error: [InvalidRequest, NotFound, ServiceUnavailable, Internal]
+      error: [InvalidRequest, NotFound, RateLimited, ServiceUnavailable, Internal]
     }).annotateMerge(OpenApi.annotations({
       identifier: "getOrder",
       summary: "Get an order",
@@ -141,7 +143,7 @@ export class StoreGroup extends HttpApiGroup.make("store")
     ),
     HttpApiEndpoint.get("getInventory", "/store/inventory", {
       success: InventoryJson,
-      error: [ServiceUnavailable, Internal]
+      error: [RateLimited, ServiceUnavailable, Internal]
     }).annotateMerge(OpenApi.annotations({
       identifier: "getInventory",
       summary: "Count pets by status",

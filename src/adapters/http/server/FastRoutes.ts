@@ -36,6 +36,7 @@ import { errorResponse } from "./ErrorResponses.ts"
 import { toHttpError } from "./HttpErrors.ts"
 import * as IdempotentResponses from "./IdempotentResponses.ts"
 import { keysetPage } from "./KeysetPage.ts"
+import * as RequestRateLimit from "./RequestRateLimit.ts"
 
 // Under the API's `/v1` prefix.
 const { createPet, getPet, listPets } = Api.groups.animals.endpoints
@@ -105,6 +106,7 @@ export const layer = HttpRouter.use(Effect.fnUntraced(function*(router) {
   const orders = yield* OrderRepository
   const keys = yield* ApiKeys
   const idempotent = yield* IdempotentCreates
+  const rateLimit = yield* RequestRateLimit.make
 
   // The Authorization middleware's steps and span: no input is looked at for an unknown
   // caller. A plain span, not Effect.fn: this is no service method, and Effect.fn captures
@@ -115,11 +117,13 @@ export const layer = HttpRouter.use(Effect.fnUntraced(function*(router) {
     Effect.withSpan(
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
-        if (request.headers["authorization"] === undefined) return unauthorized("missing")
+        if (request.headers["authorization"] === undefined) {
+          return yield* rateLimit.refuse(Effect.succeed(unauthorized("missing")))
+        }
         const credential = yield* decodeBearer
         const caller = Redacted.value(credential) === "" ? Option.none() : yield* keys.verify(credential)
-        if (Option.isNone(caller)) return unauthorized("invalid")
-        return yield* Effect.provideService(handler, CurrentCaller, caller.value)
+        if (Option.isNone(caller)) return yield* rateLimit.refuse(Effect.succeed(unauthorized("invalid")))
+        return yield* rateLimit.admit(caller.value, Effect.provideService(handler, CurrentCaller, caller.value))
       }),
       "Authorization.bearerAuth"
     )

@@ -1,8 +1,9 @@
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, OpenApi } from "effect/http-api"
 import { StoreUnavailable } from "../../../domain/Errors.ts"
 import { PetRepository } from "../../../ports/PetRepository.ts"
+import { RateLimits } from "../../../ports/RateLimits.ts"
 import { Api } from "../api/Api.ts"
 import * as AuthorizationLive from "./AuthorizationLive.ts"
 import { BuilderApi } from "./BuilderApi.ts"
@@ -43,14 +44,24 @@ const DOCS_PATH = "/docs"
 const health = HttpRouter.add("GET", "/healthz", HttpServerResponse.jsonUnsafe({ status: "ok" }))
 
 // Readiness asks the store, so a load balancer stops routing here while the database is
-// away, and says which check failed and why.
+// away, and says which check failed and why. A rate-limit store that does not answer is
+// named but keeps the instance ready: requests are then served unlimited (fail open).
 const readiness = HttpRouter.use(Effect.fn(function*(router) {
   const pets = yield* PetRepository
+  const limits = yield* Effect.serviceOption(RateLimits)
+  const rateLimitsCheck = Option.match(limits, {
+    onNone: () => Effect.succeed({}),
+    onSome: (limits) =>
+      Effect.map(limits.health, (health) => ({
+        rateLimits: health._tag === "Ok" ? "ok" : `degraded: ${health.reason}`
+      }))
+  })
   yield* router.add(
     "GET",
     "/readyz",
     pets.ready.pipe(
-      Effect.as(HttpServerResponse.jsonUnsafe({ status: "ready", checks: { store: "ok" } })),
+      Effect.andThen(rateLimitsCheck),
+      Effect.map((checks) => HttpServerResponse.jsonUnsafe({ status: "ready", checks: { store: "ok", ...checks } })),
       Effect.catchTag("StoreUnavailable", (error) =>
         Effect.succeed(ErrorResponses.errorResponse(toHttpError(
           new StoreUnavailable({ message: `not ready: store: ${error.message}` })
