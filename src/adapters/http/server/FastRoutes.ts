@@ -74,17 +74,18 @@ const unauthorized = (credential: "missing" | "invalid") =>
       : `Bearer realm="${AUTH_REALM}"`
   })
 
-// A pet as PetJson writes it: the schema's key order, int64 fields with every digit.
-const petJson = (pet: Pet) => {
-  const id = JSON.rawJSON(String(pet.id))
-  const categoryId = JSON.rawJSON(String(pet.categoryId))
-  return pet.status === undefined
-    ? { id, name: pet.name, categoryId }
-    : { id, name: pet.name, categoryId, status: pet.status }
-}
+// A pet as PetJson writes it: the schema's key order, int64 fields with every digit. Written
+// as text: a bigint's digits are already JSON, and 40 JSON.rawJSON objects per page cost more.
+const petJson = (pet: Pet): string =>
+  `{"id":${pet.id},"name":${JSON.stringify(pet.name)},"categoryId":${pet.categoryId}${
+    pet.status === undefined ? "" : `,"status":"${pet.status}"`
+  }}`
+
+const jsonText = (text: string, status: number, headers: Record<string, string>) =>
+  HttpServerResponse.text(text, { status, contentType: "application/json", headers })
 
 const json = (body: unknown, status: number, headers: Record<string, string>) =>
-  HttpServerResponse.text(JSON.stringify(body), { status, contentType: "application/json", headers })
+  jsonText(JSON.stringify(body), status, headers)
 
 // HttpApi's own payload lookup then needs exactly this media type once normalized.
 const isJsonMediaType = (contentType: string) => {
@@ -142,7 +143,7 @@ export const layer = HttpRouter.use(Effect.fnUntraced(function*(router) {
           filters: [["status", query.status]],
           cursorOf: encodeCursor
         })
-        return json(page.map(petJson), 200, link === undefined ? {} : { link })
+        return jsonText(`[${page.map(petJson).join(",")}]`, 200, link === undefined ? {} : { link })
       }
     ))
   })
@@ -155,7 +156,7 @@ export const layer = HttpRouter.use(Effect.fnUntraced(function*(router) {
         new Gone({ message: `GET /v1/pets/{petId} was removed on ${SUNSET.httpDate}; use GET /v1/pets` })
       ))
     }
-    return yield* orErrorResponse(Effect.map(pets.get(decoded.success.petId), (pet) => json(petJson(pet), 200, {})))
+    return yield* orErrorResponse(Effect.map(pets.get(decoded.success.petId), (pet) => jsonText(petJson(pet), 200, {})))
   })
 
   const create = Effect.gen(function*() {
@@ -183,12 +184,12 @@ export const layer = HttpRouter.use(Effect.fnUntraced(function*(router) {
     if (key === undefined) {
       return yield* orErrorResponse(Effect.map(
         pets.create(pet),
-        (pet) => json(petJson(pet), 201, { location: `/v1/pets/${pet.id}` })
+        (pet) => jsonText(petJson(pet), 201, { location: `/v1/pets/${pet.id}` })
       ))
     }
     return yield* IdempotentResponses.respond(idempotent.run(
       new IdempotentRequest({ keyId: caller.keyId, key, fingerprint: createPetFingerprint(pet) }, { disableChecks: true }),
-      Effect.map(pets.create(pet), (pet) => IdempotentResponses.created(JSON.stringify(petJson(pet)), `/v1/pets/${pet.id}`))
+      Effect.map(pets.create(pet), (pet) => IdempotentResponses.created(petJson(pet), `/v1/pets/${pet.id}`))
     ))
   })
 
