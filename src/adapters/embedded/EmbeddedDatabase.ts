@@ -9,6 +9,7 @@ import { Data, Effect, type Layer } from "effect"
 import type { SqlClient, SqlError } from "effect/sql"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
+import { isAlive } from "../LiveProcess.ts"
 import * as EmbeddedMaintenance from "./EmbeddedMaintenance.ts"
 import { makePgliteStream } from "./PgliteBridge.ts"
 import * as PgliteThread from "./PgliteThread.ts"
@@ -48,16 +49,6 @@ const unwrittenLockGraceMillis = 2_000
  * by an earlier process that had the same pid, which is common in containers.
  */
 const heldLocks = new Set<string>()
-
-const isAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    // EPERM: the process exists but belongs to another user.
-    return (error as NodeJS.ErrnoException).code === "EPERM"
-  }
-}
 
 const errorCode = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | undefined)?.code
 

@@ -8,6 +8,7 @@ import { Effect, Layer, Option, Redacted, Schema } from "effect"
 import { HttpServer } from "effect/http"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
+import { isAlive } from "../../LiveProcess.ts"
 
 /** Name of the file, inside the data directory, that holds the admin address and token. */
 export const ADMIN_FILE_NAME = "animal-store.admin.json"
@@ -16,16 +17,6 @@ export const ADMIN_FILE_NAME = "animal-store.admin.json"
 export const AdminAddress = Schema.Struct({ pid: Schema.Int, port: Schema.Int, token: Schema.String })
 /** A value of {@link AdminAddress}. */
 export type AdminAddress = typeof AdminAddress.Type
-
-const isAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    // EPERM: the process exists but belongs to another user.
-    return (error as NodeJS.ErrnoException).code === "EPERM"
-  }
-}
 
 /**
  * Writes the admin file for the HttpServer in context (the admin server) while the
