@@ -153,9 +153,12 @@ export class ServiceServer extends Http.Server {
     return super.emit(event, ...args)
   }
 
+  // Stop listening first: a client that sees its idle connection closed and reconnects at
+  // once must be refused, not accepted into the backlog and reset when it is closed.
   override close(callback?: (error?: Error) => void): this {
+    super.close(callback)
     this.#drain()
-    return super.close(callback)
+    return this
   }
 
   #arrive(pending: Pending): void {
