@@ -72,7 +72,9 @@ const store = (config: AppConfig) => Layer.unwrap(Effect.promise(async () => {
     (url) =>
       sql.pipe(Layer.provide(PgClient.layer({
         url,
-        maxConnections: config.databasePoolSize,
+        // The key cache's LISTEN holds one connection for the life of the process; the
+        // requests keep all DATABASE_POOL_SIZE.
+        maxConnections: config.databasePoolSize + 1,
         connectTimeout: config.databaseConnectTimeout,
         // The server gives up on a statement at the same bound the adapter waits for it.
         startupParameters: {

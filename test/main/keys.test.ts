@@ -112,6 +112,16 @@ describe("memory store", () => {
 })
 
 describe.skipIf(!postgresAvailable)("PostgreSQL store, two instances", () => {
+  it("DATABASE_POOL_SIZE=1 still serves: the key cache's LISTEN connection is not taken from the requests' pool", async () => {
+    const database = await createDatabase()
+    const service = await startService({
+      env: { STORE: "postgres", DATABASE_URL: databaseUrl(database), DATABASE_POOL_SIZE: "1", API_KEYS: "env-key-1" }
+    })
+    for (const method of ["POST", "GET", "GET"] as const) {
+      expect(await statusOf(service, "env-key-1", method)).toBe(method === "POST" ? 201 : 200)
+    }
+  })
+
   it("keys made with the command work on both; a revocation reaches the other instance within 1 s; API_KEYS keeps working", async () => {
     const database = await createDatabase()
     const env = { STORE: "postgres", DATABASE_URL: databaseUrl(database) }
