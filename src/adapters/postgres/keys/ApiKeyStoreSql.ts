@@ -58,7 +58,13 @@ export const make = (options: Options) =>
     const guard = unavailableOrDie(Duration.fromInputUnsafe(options.timeout))
     // This process's own writes, announced at once (and on a server to everyone through NOTIFY).
     const local = yield* PubSub.sliding<void>(1)
-    const changed = Effect.andThen(pg.notify(CHANGES_CHANNEL, ""), PubSub.publish(local, undefined))
+    // A change and its NOTIFY in one transaction: PostgreSQL delivers the notification at
+    // commit, so there is no committed change that was not announced, and no announcement
+    // of one that rolled back.
+    const announced = <A, E, R>(write: Effect.Effect<A, E, R>) =>
+      sql.withTransaction(Effect.tap(write, () => sql`SELECT pg_notify(${CHANGES_CHANNEL}, '')`)).pipe(
+        Effect.tap(() => PubSub.publish(local, undefined))
+      )
 
     const insertStatement = (key: ApiKey) =>
       sql`INSERT INTO api_keys (id, name, scope, digest, created_at, expires_at, last_used_at, revoked_at)
@@ -73,40 +79,33 @@ export const make = (options: Options) =>
             FROM api_keys ORDER BY created_at, id`
     })
 
-    const insert = Effect.fn("ApiKeyStore.insert")((key: ApiKey) =>
-      guard(Effect.andThen(insertStatement(key), changed))
-    )
+    const insert = Effect.fn("ApiKeyStore.insert")((key: ApiKey) => guard(Effect.asVoid(announced(insertStatement(key)))))
 
     // The table lock makes "is it empty?" and the insert one step for concurrent starters.
     const insertIfEmpty = Effect.fn("ApiKeyStore.insertIfEmpty")((key: ApiKey) =>
-      guard(Effect.gen(function*() {
-        const inserted = yield* sql.withTransaction(Effect.gen(function*() {
-          yield* sql`LOCK TABLE api_keys IN EXCLUSIVE MODE`
-          const existing = yield* sql`SELECT 1 FROM api_keys LIMIT 1`
-          if (existing.length > 0) return false
-          yield* insertStatement(key)
-          return true
-        }))
-        if (inserted) yield* changed
-        return inserted
-      }))
+      guard(sql.withTransaction(Effect.gen(function*() {
+        yield* sql`LOCK TABLE api_keys IN EXCLUSIVE MODE`
+        const existing = yield* sql`SELECT 1 FROM api_keys LIMIT 1`
+        if (existing.length > 0) return false
+        yield* announced(insertStatement(key))
+        return true
+      })))
     )
 
     const list = guard(Effect.map(all(undefined), (rows) => rows.map(toKey))).pipe(Effect.withSpan("ApiKeyStore.list"))
 
     const revoke = Effect.fn("ApiKeyStore.revoke")((ids: ReadonlyArray<KeyId>, at: DateTime.Utc) =>
-      guard(Effect.gen(function*() {
-        if (ids.length === 0) return
-        yield* sql`UPDATE api_keys SET revoked_at = ${date(at)} WHERE ${sql.in("id", ids)} AND revoked_at IS NULL`
-        yield* changed
-      }))
+      ids.length === 0 ? Effect.void : guard(Effect.asVoid(announced(
+        sql`UPDATE api_keys SET revoked_at = ${date(at)} WHERE ${sql.in("id", ids)} AND revoked_at IS NULL`
+      )))
     )
 
     const expire = Effect.fn("ApiKeyStore.expire")((expiries: ReadonlyArray<readonly [KeyId, DateTime.Utc]>) =>
-      guard(Effect.gen(function*() {
-        for (const [id, at] of expiries) yield* sql`UPDATE api_keys SET expires_at = ${date(at)} WHERE id = ${id}`
-        yield* changed
-      }))
+      guard(announced(Effect.forEach(
+        expiries,
+        ([id, at]) => sql`UPDATE api_keys SET expires_at = ${date(at)} WHERE id = ${id}`,
+        { discard: true }
+      )))
     )
 
     const touch = Effect.fn("ApiKeyStore.touch")((uses: ReadonlyArray<readonly [KeyId, DateTime.Utc]>) =>
