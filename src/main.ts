@@ -29,6 +29,7 @@ import { ROUTER_CONFIG } from "./adapters/http/server/RouteTable.ts"
 import * as JsonLogLines from "./adapters/observability/JsonLogLines.ts"
 import * as StoreMetrics from "./adapters/observability/StoreMetrics.ts"
 import * as Tracing from "./adapters/observability/Tracing.ts"
+import * as RateLimiterStoreMemory from "./adapters/ratelimits/RateLimiterStoreMemory.ts"
 import * as RateLimitsTokenBucket from "./adapters/ratelimits/RateLimitsTokenBucket.ts"
 import { AppConfig } from "./AppConfig.ts"
 import { InvalidInput } from "./domain/Errors.ts"
@@ -142,7 +143,7 @@ const services = (config: AppConfig) =>
 const REDIS_TIMEOUT = Duration.millis(250)
 const rateLimiterStore = (config: AppConfig) =>
   Option.match(config.redisUrl, {
-    onNone: () => RateLimiter.layerStoreMemory,
+    onNone: () => RateLimiterStoreMemory.layer,
     // node-redis is loaded only when Redis is used.
     onSome: (url) =>
       Layer.unwrap(Effect.promise(async () => {

@@ -2,6 +2,7 @@ import { NodeRedis } from "@effect/platform-node"
 import { type Duration, Layer, ManagedRuntime, References } from "effect"
 import { RateLimiter } from "effect/persistence"
 import { describe, expect, it, onTestFinished } from "vitest"
+import * as RateLimiterStoreMemory from "../../../src/adapters/ratelimits/RateLimiterStoreMemory.ts"
 import * as RateLimitsTokenBucket from "../../../src/adapters/ratelimits/RateLimitsTokenBucket.ts"
 import { RateLimits, type RateLimitSubject } from "../../../src/ports/RateLimits.ts"
 import { redisAvailable, startRedis } from "./RedisServer.ts"
@@ -34,7 +35,7 @@ const redisStore = (url: string) =>
 
 describe("RateLimitsTokenBucket on the memory store", () => {
   it("counts a bucket down to its quota, then refuses with a retry time; other buckets are untouched", async () => {
-    const limits = limitsOn(RateLimiter.layerStoreMemory)
+    const limits = limitsOn(RateLimiterStoreMemory.layer)
     const taken = []
     for (let i = 0; i < 4; i++) taken.push(await limits.consume("key", "alpha"))
     expect(taken.map((decision) => [decision?.allowed, decision?.remaining])).toEqual([
