@@ -65,22 +65,19 @@ const store = (config: AppConfig) => Layer.unwrap(Effect.promise(async () => {
     const EmbeddedDatabase = await import("./adapters/embedded/EmbeddedDatabase.ts")
     return sql.pipe(Layer.provide(EmbeddedDatabase.layer({ dataDir: config.dataDir })))
   }
-  const { PgClient } = await import("@effect/sql-pg")
+  const PostgresClient = await import("./adapters/postgres/PostgresClient.ts")
   return Layer.unwrap(Effect.map(
     Effect.fromOption(config.databaseUrl).pipe(
       Effect.mapError(() => new Error("STORE=postgres needs DATABASE_URL"))
     ),
     (url) =>
-      sql.pipe(Layer.provide(PgClient.layer({
+      sql.pipe(Layer.provide(PostgresClient.layer({
         url,
-        // The key cache's LISTEN holds one connection for the life of the process; the
-        // requests keep all DATABASE_POOL_SIZE.
-        maxConnections: config.databasePoolSize + 1,
+        poolSize: config.databasePoolSize,
+        // The key cache's LISTEN holds one connection for the life of the process.
+        reserved: 1,
         connectTimeout: config.databaseConnectTimeout,
-        // The server gives up on a statement at the same bound the adapter waits for it.
-        startupParameters: {
-          statement_timeout: String(Duration.toMillis(config.databaseStatementTimeout))
-        }
+        statementTimeout: config.databaseStatementTimeout
       })))
   ))
 }))

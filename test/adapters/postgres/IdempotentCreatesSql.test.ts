@@ -1,9 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
-import { PgClient } from "@effect/sql-pg"
-import { Context, Deferred, type Duration, Effect, Fiber, Layer, type Redacted } from "effect"
+import { Context, Deferred, Duration, Effect, Fiber, Layer, type Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import * as IdempotentCreatesSql from "../../../src/adapters/postgres/IdempotentCreatesSql.ts"
 import * as PetRepositorySql from "../../../src/adapters/postgres/PetRepositorySql.ts"
+import * as PostgresClient from "../../../src/adapters/postgres/PostgresClient.ts"
 import { CategoryId } from "../../../src/domain/CategoryId.ts"
 import { StoreUnavailable } from "../../../src/domain/Errors.ts"
 import { IdempotencyKey } from "../../../src/domain/idempotency/IdempotencyKey.ts"
@@ -24,7 +24,7 @@ const instance = (url: Redacted.Redacted, sweepEvery: Duration.Input = "1 hour")
   Effect.map(
     Layer.build(
       Layer.mergeAll(PetRepositorySql.layer(options), IdempotentCreatesSql.layer({ ...options, sweepEvery }))
-        .pipe(Layer.provideMerge(PgClient.layer({ url, maxConnections: 3 })))
+        .pipe(Layer.provideMerge(PostgresClient.layer({ url, poolSize: 3, statementTimeout: Duration.seconds(10) })))
     ),
     (context) => ({
       pets: Context.get(context, PetRepository),

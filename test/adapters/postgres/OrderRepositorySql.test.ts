@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
-import { PgClient } from "@effect/sql-pg"
-import { Context, Effect, Layer, type Redacted, Result } from "effect"
+import { Context, Duration, Effect, Layer, type Redacted, Result } from "effect"
 import * as OrderRepositorySql from "../../../src/adapters/postgres/OrderRepositorySql.ts"
 import * as PetRepositorySql from "../../../src/adapters/postgres/PetRepositorySql.ts"
+import * as PostgresClient from "../../../src/adapters/postgres/PostgresClient.ts"
 import { CategoryId } from "../../../src/domain/CategoryId.ts"
 import { NewPet } from "../../../src/domain/NewPet.ts"
 import { PetName } from "../../../src/domain/PetName.ts"
@@ -18,7 +18,7 @@ const store = Layer.mergeAll(PetRepositorySql.layer(options), OrderRepositorySql
 // One service instance: its own connection pool and repositories.
 const instance = (url: Redacted.Redacted) =>
   Effect.map(
-    Layer.build(store.pipe(Layer.provide(PgClient.layer({ url, maxConnections: 5 })))),
+    Layer.build(store.pipe(Layer.provide(PostgresClient.layer({ url, poolSize: 5, statementTimeout: Duration.seconds(10) })))),
     (context) => ({ pets: Context.get(context, PetRepository), orders: Context.get(context, OrderRepository) })
   )
 

@@ -1,7 +1,8 @@
 import { PgClient } from "@effect/sql-pg"
-import { Effect, Layer, Redacted } from "effect"
+import { Duration, Effect, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { connect } from "node:net"
+import * as PostgresClient from "../../../src/adapters/postgres/PostgresClient.ts"
 
 /** Server the PostgreSQL runs use: TEST_DATABASE_URL, else the conventional local server. */
 export const serverUrl = process.env["TEST_DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/postgres"
@@ -60,6 +61,14 @@ export const freshDatabaseUrl = Effect.gen(function*() {
   return withDatabase(serverUrl, database)
 })
 
-/** A PgClient on a brand-new database, dropped again when the layer is released. */
+/**
+ * A PgClient on a brand-new database, dropped again when the layer is released,
+ * configured as the service configures it (shared connections included).
+ */
 export const layerFreshDatabase = (options?: { readonly maxConnections?: number }) =>
-  Layer.unwrap(Effect.map(freshDatabaseUrl, (url) => PgClient.layer({ url, maxConnections: options?.maxConnections ?? 10 })))
+  Layer.unwrap(Effect.map(freshDatabaseUrl, (url) =>
+    PostgresClient.layer({
+      url,
+      poolSize: options?.maxConnections ?? 10,
+      statementTimeout: Duration.seconds(10)
+    })))
