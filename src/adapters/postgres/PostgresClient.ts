@@ -20,11 +20,12 @@ export const layer = (options: Options) =>
   PgClient.layer({
     url: options.url,
     maxConnections: options.poolSize + (options.reserved ?? 0),
-    // Not multiplexed, though page and id queries would gain 1.4x requests per second:
-    // sql-pg does not cancel an abandoned statement on a shared connection, so a create
-    // answered 503 (the database did not answer in time) could still be stored once the
-    // network came back. Making the insert a transaction prevents that and costs creates
-    // a third of their throughput (measured through the HTTP API, 50 connections).
+    // Not multiplexed, though page and id queries answered up to 1.4x as many requests per
+    // second with it (interleaved runs on this shared machine): sql-pg does not cancel an
+    // abandoned statement on a shared connection, so a create answered 503 (the database
+    // did not answer in time) was stored once the network came back (test/main/outage).
+    // Making the insert a transaction prevented that and cost creates a third of their
+    // throughput.
     multiplex: false,
     ...(options.connectTimeout === undefined ? {} : { connectTimeout: options.connectTimeout }),
     startupParameters: { statement_timeout: String(Duration.toMillis(options.statementTimeout)) }
