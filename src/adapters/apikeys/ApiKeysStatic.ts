@@ -1,4 +1,4 @@
-import { timingSafeEqual } from "node:crypto"
+import { pbkdf2Sync, timingSafeEqual } from "node:crypto"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { Caller } from "../../domain/keys/Caller.ts"
 import { ApiKeys } from "../../ports/ApiKeys.ts"
@@ -10,15 +10,24 @@ export interface StaticKey {
   readonly caller: Caller
 }
 
+// The id is stored where the key is not (Redis bucket names, kept idempotent answers), so
+// it must not be a cheap test for guessing a weak key offline: 200,000 rounds of
+// PBKDF2-SHA256 (about 50 ms here, once per key at start-up) per guess, where a plain
+// digest allowed billions per second. CPU-hard rather than memory-hard (scrypt), so that
+// start-up does not raise the process's peak memory.
+const ID_SALT = "animal-store API_KEYS key id"
+const ID_ROUNDS = 200_000
+const idOf = (key: string) => `env-${pbkdf2Sync(key, ID_SALT, ID_ROUNDS, 6, "sha256").toString("hex")}`
+
 /**
- * Each key as a `write` caller. A key's id is `env-` and the start of its digest: the
- * same on every instance and across restarts, and it says nothing about the key.
+ * Each key as a `write` caller. A key's id is `env-` and 48 bits derived from it: the same
+ * on every instance and across restarts, and it says nothing about the key.
  */
 export const staticKeys = (keys: ReadonlyArray<Redacted.Redacted<string>>): ReadonlyArray<StaticKey> =>
-  keys.map((key) => {
-    const hash = digestOf(Redacted.value(key))
-    return { hash, caller: new Caller({ keyId: `env-${hash.subarray(0, 6).toString("hex")}`, scope: "write" }) }
-  })
+  keys.map((key) => ({
+    hash: digestOf(Redacted.value(key)),
+    caller: new Caller({ keyId: idOf(Redacted.value(key)), scope: "write" })
+  }))
 
 /** The caller of the static key whose digest is `presented`, checking every key without stopping early. */
 export const matchStatic = (accepted: ReadonlyArray<StaticKey>, presented: Buffer): Caller | undefined => {

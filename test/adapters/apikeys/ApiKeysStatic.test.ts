@@ -1,3 +1,4 @@
+import { createHash, pbkdf2Sync } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option, Redacted } from "effect"
 import * as ApiKeysStatic from "../../../src/adapters/apikeys/ApiKeysStatic.ts"
@@ -42,5 +43,11 @@ describe("ApiKeysStatic", () => {
       assert.notStrictEqual(callers[0]!.keyId, callers[1]!.keyId)
       assert.match(callers[0]!.keyId, /^env-[0-9a-f]{12}$/)
       assert.notInclude(callers[0]!.keyId, "alpha")
+      // Not the start of the key's SHA-256, which would let a weak key be guessed from its id at hashing speed.
+      assert.notStrictEqual(callers[0]!.keyId, `env-${createHash("sha256").update("alpha").digest("hex").slice(0, 12)}`)
+      assert.strictEqual(
+        callers[0]!.keyId,
+        `env-${pbkdf2Sync("alpha", "animal-store API_KEYS key id", 200_000, 6, "sha256").toString("hex")}`
+      )
     }))
 })
