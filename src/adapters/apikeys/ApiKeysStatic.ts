@@ -12,7 +12,7 @@ export interface StaticKey {
 
 // The id is stored where the key is not (Redis bucket names, kept idempotent answers), so
 // it must not be a cheap test for guessing a weak key offline: 200,000 rounds of
-// PBKDF2-SHA256 (about 50 ms here, once per key at start-up) per guess, where a plain
+// PBKDF2-SHA256 (40-50 ms here, once per key at start-up) per guess, where a plain
 // digest allowed billions per second. CPU-hard rather than memory-hard (scrypt), so that
 // start-up does not raise the process's peak memory.
 const ID_SALT = "animal-store API_KEYS key id"

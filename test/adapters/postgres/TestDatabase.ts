@@ -63,7 +63,7 @@ export const freshDatabaseUrl = Effect.gen(function*() {
 
 /**
  * A PgClient on a brand-new database, dropped again when the layer is released,
- * configured as the service configures it (shared connections included).
+ * configured as the service configures it (PostgresClient).
  */
 export const layerFreshDatabase = (options?: { readonly maxConnections?: number }) =>
   Layer.unwrap(Effect.map(freshDatabaseUrl, (url) =>
