@@ -14,7 +14,6 @@
 // Deep imports: the package index loads every platform module (redis, undici …).
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { PgClient } from "@effect/sql-pg"
 import { Cause, Config, Console, Effect, Exit, Layer, Option, Schema } from "effect"
 import { CliError, Command } from "effect/cli"
 import * as ApiKeyAdminLocal from "./adapters/apikeys/ApiKeyAdminLocal.ts"
@@ -22,6 +21,7 @@ import * as EmbeddedDatabase from "./adapters/embedded/EmbeddedDatabase.ts"
 import * as AdminFile from "./adapters/http/admin/AdminFile.ts"
 import * as ApiKeyAdminHttp from "./adapters/http/admin/ApiKeyAdminHttp.ts"
 import * as ApiKeyStoreSql from "./adapters/postgres/keys/ApiKeyStoreSql.ts"
+import * as PostgresClient from "./adapters/postgres/PostgresClient.ts"
 import { AppConfig } from "./AppConfig.ts"
 import * as KeysCommand from "./cli/KeysCommand.ts"
 import { InvalidInput } from "./domain/Errors.ts"
@@ -48,7 +48,12 @@ const keyAdmin = (config: AppConfig) =>
         const url = yield* Effect.fromOption(config.databaseUrl).pipe(
           Effect.mapError(() => new Error("STORE=postgres needs DATABASE_URL"))
         )
-        return local.pipe(Layer.provide(PgClient.layer({ url, maxConnections: 2, connectTimeout: config.databaseConnectTimeout })))
+        return local.pipe(Layer.provide(PostgresClient.layer({
+          url,
+          poolSize: 2,
+          connectTimeout: config.databaseConnectTimeout,
+          statementTimeout: config.databaseStatementTimeout
+        })))
       }
     }
   }))

@@ -1,6 +1,6 @@
 /**
  * The sql-pg client the SQL store runs on against a PostgreSQL server, configured as the
- * store expects: the service and the adapter tests both build it here.
+ * store expects: the service, the key command and the adapter tests all build it here.
  */
 import { PgClient } from "@effect/sql-pg"
 import { Duration, type Redacted } from "effect"
