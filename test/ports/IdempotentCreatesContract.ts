@@ -36,6 +36,23 @@ const createCounted = (pet: NewPet, calls: Ref.Ref<number>) =>
     return new StoredResponse({ status: 201, body: `{"id":${created.id}}`, location: `/v1/pets/${created.id}` })
   })
 
+// A first run whose create has started and waits for `release`: the window a duplicate arrives in.
+const startHeld = (
+  idempotent: IdempotentCreates["Service"],
+  request: IdempotentRequest,
+  create: Effect.Effect<StoredResponse, StoreUnavailable, PetRepository>
+) =>
+  Effect.gen(function*() {
+    const started = yield* Deferred.make<void>()
+    const release = yield* Deferred.make<void>()
+    const first = yield* Effect.forkChild(idempotent.run(
+      request,
+      Deferred.succeed(started, undefined).pipe(Effect.andThen(Deferred.await(release)), Effect.andThen(create))
+    ))
+    yield* Deferred.await(started)
+    return { first, release }
+  })
+
 const idOf = (response: StoredResponse) => BigInt((JSON.parse(response.body) as { id: number }).id)
 
 // How many pets named `name` the store holds (names are unique per test).
@@ -144,13 +161,7 @@ export const idempotentCreatesContract = (
         const calls = yield* Ref.make(0)
         const pet = petNamed("waited for")
         const request = requestFor(pet, freshKey())
-        const started = yield* Deferred.make<void>()
-        const release = yield* Deferred.make<void>()
-        const first = yield* Effect.forkChild(idempotent.run(
-          request,
-          Deferred.succeed(started, undefined).pipe(Effect.andThen(Deferred.await(release)), Effect.andThen(createCounted(pet, calls)))
-        ))
-        yield* Deferred.await(started)
+        const { first, release } = yield* startHeld(idempotent, request, createCounted(pet, calls))
         const second = yield* Effect.forkChild(idempotent.run(request, createCounted(pet, calls)))
         yield* Effect.sleep("50 millis")
         yield* Deferred.succeed(release, undefined)
@@ -166,13 +177,7 @@ export const idempotentCreatesContract = (
         const calls = yield* Ref.make(0)
         const pet = petNamed("in use")
         const request = requestFor(pet, freshKey())
-        const started = yield* Deferred.make<void>()
-        const release = yield* Deferred.make<void>()
-        const first = yield* Effect.forkChild(idempotent.run(
-          request,
-          Deferred.succeed(started, undefined).pipe(Effect.andThen(Deferred.await(release)), Effect.andThen(createCounted(pet, calls)))
-        ))
-        yield* Deferred.await(started)
+        const { first, release } = yield* startHeld(idempotent, request, createCounted(pet, calls))
         const waited = Date.now()
         const inUse = yield* Effect.flip(idempotent.run(request, createCounted(pet, calls)))
         assert.strictEqual(inUse._tag, "IdempotencyKeyInUse")
