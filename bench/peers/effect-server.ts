@@ -24,9 +24,8 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { ByteSize, Cause, Effect, Exit, Layer } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { createServer } from "node:http"
-import { makeMapStore } from "./map-store.ts"
+import { openStore, peerArgs } from "./peer-args.ts"
 import type { PetStore } from "./pet-store.ts"
-import { makePgStore } from "./pg-store.ts"
 import {
   bearerCheck,
   DEPRECATION_HEADERS,
@@ -50,13 +49,7 @@ import {
   type WireError
 } from "./wire-rules.ts"
 
-interface Args {
-  readonly port: number
-  readonly apiKeys: ReadonlyArray<string>
-  readonly store: "map" | "pg"
-  readonly databaseUrl?: string
-}
-const args = JSON.parse(process.argv[2] ?? "{}") as Args
+const args = peerArgs()
 
 const MAX_BODY_SIZE = ByteSize.bytes(MAX_BODY_BYTES)
 
@@ -159,7 +152,7 @@ const routes = (store: PetStore) =>
 
 const store = Layer.unwrap(Effect.gen(function*() {
   const store = yield* Effect.acquireRelease(
-    Effect.promise(() => args.store === "pg" ? makePgStore(args.databaseUrl ?? "") : Promise.resolve(makeMapStore())),
+    Effect.promise(() => openStore(args)),
     (store) => Effect.promise(() => store.close())
   )
   return routes(store)

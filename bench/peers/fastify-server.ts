@@ -15,17 +15,10 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto"
 import Fastify, { type FastifyError, type FastifyReply, type FastifyRequest } from "fastify"
-import { makeMapStore } from "./map-store.ts"
-import { makePgStore } from "./pg-store.ts"
+import { openStore, peerArgs } from "./peer-args.ts"
 import { PET_STATUSES, type PetStatus, type PetStore } from "./pet-store.ts"
 
-interface Args {
-  readonly port: number
-  readonly apiKeys: ReadonlyArray<string>
-  readonly store: "map" | "pg"
-  readonly databaseUrl?: string
-}
-const args = JSON.parse(process.argv[2] ?? "{}") as Args
+const args = peerArgs()
 
 const MAX_BODY_BYTES = 64 * 1024
 const INT64_MIN = -(2n ** 63n)
@@ -115,9 +108,7 @@ const authenticate = async (request: FastifyRequest, reply: FastifyReply): Promi
 // ---------------------------------------------------------------------------------------
 // App
 
-const store: PetStore = args.store === "pg"
-  ? await makePgStore(args.databaseUrl ?? "")
-  : makeMapStore()
+const store: PetStore = await openStore(args)
 
 const app = Fastify({
   bodyLimit: MAX_BODY_BYTES,

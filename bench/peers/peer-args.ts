@@ -1,0 +1,20 @@
+/**
+ * The peers' command line, one JSON argument:
+ * '{"port":1234,"apiKeys":["k"],"store":"map"}' (store "pg" needs "databaseUrl"),
+ * and the PetStore it names.
+ */
+import { makeMapStore } from "./map-store.ts"
+import type { PetStore } from "./pet-store.ts"
+import { makePgStore } from "./pg-store.ts"
+
+export interface PeerArgs {
+  readonly port: number
+  readonly apiKeys: ReadonlyArray<string>
+  readonly store: "map" | "pg"
+  readonly databaseUrl?: string
+}
+
+export const peerArgs = (): PeerArgs => JSON.parse(process.argv[2] ?? "{}") as PeerArgs
+
+export const openStore = (args: PeerArgs): Promise<PetStore> =>
+  args.store === "pg" ? makePgStore(args.databaseUrl ?? "") : Promise.resolve(makeMapStore())
