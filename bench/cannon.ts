@@ -21,6 +21,8 @@ export interface CannonArgs {
   readonly idMax: number
   readonly seed: number
   readonly path?: string
+  /** Stop after this many requests instead of after `seconds` (which then only bounds the wait). */
+  readonly amount?: number
 }
 
 export interface CannonResult {
@@ -71,7 +73,7 @@ const run = (args: CannonArgs): Promise<CannonResult> =>
     const instance = autocannon({
       url: `http://127.0.0.1:${args.port}`,
       connections: args.connections,
-      duration: args.seconds,
+      ...(args.amount === undefined ? { duration: args.seconds } : { amount: args.amount }),
       // autocannon checks for the end of the run once per sample interval (1 s by default),
       // which would stretch a 0.25 s warm-up to a second.
       sampleInt: 100,

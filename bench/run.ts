@@ -15,6 +15,11 @@
  *            page vs a page 90% deep, unfiltered and by status
  *   memory   heap per 100k pets: memory adapter vs a plain Map
  *   hostile  cost of rejecting large/invalid bodies; /healthz latency under a 1 MiB flood
+ *   instructions
+ *            instructions per request under valgrind's callgrind (repeatable within 1-3%,
+ *            unlike req/s on shared cores): Animal Store on memory vs the Effect floor,
+ *            Fastify and the reference on a Map, for a list and a create; about 5 minutes,
+ *            so not in --quick unless --sections names it; left out without valgrind
  *
  * Flags (npm run bench -- <flags>):
  *   --quick          http and scale only; a 0.5 s warm-up per scenario and server, then
@@ -39,6 +44,7 @@ import { join } from "node:path"
 import { parseArgs } from "node:util"
 import type { BodyName } from "./bodies.ts"
 import { httpSection } from "./http.ts"
+import { instructionsSection } from "./instructions.ts"
 import {
   BENCH_DIR,
   cpuMillisOf,
@@ -72,7 +78,7 @@ const { values: flags } = parseArgs({
   }
 })
 const QUICK = flags.quick
-const ALL_SECTIONS = ["repo", "http", "scale", "memory", "hostile"]
+const ALL_SECTIONS = ["repo", "http", "scale", "memory", "hostile", "instructions"]
 const SECTIONS = new Set((flags.sections ?? (QUICK ? "http,scale" : ALL_SECTIONS.join(","))).split(",").map((s) => s.trim()))
 for (const name of SECTIONS) {
   if (!ALL_SECTIONS.includes(name)) {
@@ -274,6 +280,17 @@ const scaleSectionRun = async () => {
   const pgUrl = await usablePgUrl("scale")
   if (pgUrl === undefined) return
   output["scale"] = await scaleSection({ report, work, apiKey: API_KEY, pgUrl, ...SCALE })
+}
+
+const instructionsSectionRun = async () => {
+  output["instructions"] = await instructionsSection({
+    report,
+    work,
+    apiKey: API_KEY,
+    scenarios: ["list", "create"],
+    requests: 3_000,
+    warmupRequests: 2_000
+  })
 }
 
 // ---------------------------------------------------------------------------------------
@@ -504,7 +521,8 @@ const main = async () => {
     ["http", httpSectionRun],
     ["scale", scaleSectionRun],
     ["memory", memorySection],
-    ["hostile", hostileSection]
+    ["hostile", hostileSection],
+    ["instructions", instructionsSectionRun]
   ]
   try {
     for (const [name, run] of sections) {

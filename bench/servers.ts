@@ -67,16 +67,21 @@ const serving = async (server: Server, apiKey: string, timeoutMs: number): Promi
   }
 }
 
+/** A command the server's node runs under (valgrind, say): its words before node's. */
+export type Wrapper = ReadonlyArray<string>
+
 const spawnServer = (
   name: string,
   args: ReadonlyArray<string>,
   port: number,
   env: NodeJS.ProcessEnv,
-  logPath: string | undefined
+  logPath: string | undefined,
+  wrapper: Wrapper = []
 ): Server => {
   const logFd = logPath === undefined ? "ignore" : openSync(logPath, "w")
   const spawnedAt = performance.now()
-  const child = spawnTracked(NODE, args, { cwd: ROOT, stdio: ["ignore", logFd, "pipe"], env })
+  const [command, ...words] = [...wrapper, NODE, ...args]
+  const child = spawnTracked(command!, words, { cwd: ROOT, stdio: ["ignore", logFd, "pipe"], env })
   if (typeof logFd === "number") closeSync(logFd)
   let stderr = ""
   child.stderr?.on("data", (chunk: Buffer) => {
@@ -110,7 +115,13 @@ const startScript = (() => {
  * for it; stdout, the request log, goes to a file in `work`.
  */
 export const spawnService = async (
-  options: { readonly name: string; readonly work: string; readonly apiKey: string; readonly env: Record<string, string> }
+  options: {
+    readonly name: string
+    readonly work: string
+    readonly apiKey: string
+    readonly env: Record<string, string>
+    readonly wrapper?: Wrapper
+  }
 ): Promise<Server> => {
   const port = await freePort()
   const logPath = join(options.work, `${options.name.replace(/[^a-z0-9]+/gi, "_")}-${port}.log`)
@@ -123,25 +134,26 @@ export const spawnService = async (
     // A quota no run reaches: every request pays for the limiter, none is refused.
     RATE_LIMIT: process.env["BENCH_RATE_LIMIT"] ?? "100000000/1s",
     ...options.env
-  }, logPath)
+  }, logPath, options.wrapper)
 }
 
 export const startService = async (
-  options: { readonly name: string; readonly work: string; readonly apiKey: string; readonly env: Record<string, string> }
+  options: Parameters<typeof spawnService>[0] & { readonly timeoutMs?: number }
 ): Promise<Server> => {
-  return serving(await spawnService(options), options.apiKey, 90_000)
+  return serving(await spawnService(options), options.apiKey, options.timeoutMs ?? 90_000)
 }
 
-export const startReference = async (apiKey: string): Promise<Server> => {
+export const startReference = async (apiKey: string, wrapper?: Wrapper, timeoutMs = 10_000): Promise<Server> => {
   const port = await freePort()
   const server = spawnServer(
     "reference (node:http)",
     [`${BENCH_DIR}reference-server.ts`, JSON.stringify({ port, apiKeys: [apiKey] })],
     port,
     baseEnv(),
-    undefined
+    undefined,
+    wrapper
   )
-  return serving(server, apiKey, 10_000)
+  return serving(server, apiKey, timeoutMs)
 }
 
 interface PeerOptions {
@@ -149,6 +161,9 @@ interface PeerOptions {
   readonly apiKey: string
   readonly store: "map" | "pg"
   readonly databaseUrl?: string
+  readonly wrapper?: Wrapper
+  /** How long it may take to serve (default 20 s). */
+  readonly timeoutMs?: number
 }
 
 const startPeer = async (
@@ -163,9 +178,10 @@ const startPeer = async (
     [...node.flags, `${BENCH_DIR}peers/${script}`, JSON.stringify(args)],
     port,
     { ...baseEnv(), ...node.env },
-    undefined
+    undefined,
+    options.wrapper
   )
-  return serving(server, options.apiKey, 20_000)
+  return serving(server, options.apiKey, options.timeoutMs ?? 20_000)
 }
 
 export const startFastify = (options: PeerOptions): Promise<Server> => startPeer("fastify-server.ts", options)
