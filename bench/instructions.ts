@@ -1,9 +1,9 @@
 /**
  * Instructions per request, counted by valgrind's callgrind. Requests per second and CPU
  * time on two shared cores moved by a factor of two between runs of the same code; an
- * instruction count does not (1-3% between runs), whatever else the machine is doing, so
- * it shows what each server's own code costs per request, and a change to it that is
- * too small to see over HTTP.
+ * instruction count moves by about 4% at most, whatever else the machine does. So it
+ * shows what each server's own code costs per request, and changes of 5% or more that
+ * runs over HTTP cannot resolve.
  *
  * Each server runs under callgrind with counting off. After seeding and a warm-up,
  * counting is switched on (`callgrind_control -i on`) for a fixed number of requests of
@@ -199,7 +199,7 @@ export const instructionsSection = async (options: InstructionsOptions): Promise
     )
   )
   report.say(
-    "   Ratios above 1x: the server executes more instructions per request. Counts repeat within 1-3% from run to run;"
+    "   Ratios above 1x: the server executes more instructions per request. Counts repeat within about 4% from run to run;"
   )
   report.say("   they leave out time spent waiting (the kernel's socket work is not counted either).")
   return { perRequest: counts, requests: options.requests, warmupRequests: options.warmupRequests }
