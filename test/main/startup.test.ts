@@ -25,9 +25,9 @@ import {
 const API_KEY = "startup-test-key"
 /**
  * Longest an answer may take; a request that is never answered (the failure this
- * guards against) waits for ever. The embedded database starts on the service's own
- * event loop (PGlite is WebAssembly in-process): the first start of an empty DATA_DIR
- * (initdb) holds it for seconds, and answers wait that long.
+ * guards against) waits for ever. The embedded database starts on a thread of its own,
+ * but the first start of an empty DATA_DIR (filled from the template, or initdb when
+ * there is none) keeps both cores busy, and answers can wait behind it.
  */
 const ANSWER_BOUND_MS = { initdb: 15_000, other: 5_000 } as const
 const WORKERS = 4
