@@ -55,7 +55,8 @@ const store = (config: AppConfig) => Layer.unwrap(Effect.promise(async () => {
   ])
   const options = { timeout: config.databaseStatementTimeout }
   const sql = Layer.mergeAll(
-    PetRepositorySql.layer(options),
+    // PGlite's one connection carries every call's statements (see PetRepositorySql.Options).
+    PetRepositorySql.layer({ ...options, sharedConnection: config.store === "embedded" }),
     OrderRepositorySql.layer(options),
     IdempotentCreatesSql.layer(options),
     // Other instances' key changes arrive through LISTEN; on PGlite this process makes them all.

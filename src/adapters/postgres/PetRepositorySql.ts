@@ -1,7 +1,7 @@
 import { Duration, Effect, Layer, Schema } from "effect"
 import { type Migrator, SqlClient, type SqlError, SqlSchema } from "effect/sql"
 import { CategoryId } from "../../domain/CategoryId.ts"
-import { PetNotFound } from "../../domain/Errors.ts"
+import { PetNotFound, StoreUnavailable } from "../../domain/Errors.ts"
 import type { NewPet } from "../../domain/NewPet.ts"
 import { Pet } from "../../domain/Pet.ts"
 import { PetId } from "../../domain/PetId.ts"
@@ -17,6 +17,16 @@ import { unavailableOrDie } from "./UnavailableOrDie.ts"
 export interface Options {
   /** Longest a single repository call may take before it fails with StoreUnavailable. */
   readonly timeout: Duration.Input
+  /**
+   * The client sends statements of concurrent calls over one connection (sql-pg's
+   * `multiplex`, as the embedded store does), where a statement already sent still runs
+   * after its call has failed at `timeout`: a create answered 503 would be stored when
+   * the database got to it, and stored again when the client retried. With this set, a
+   * create's insert takes effect only if the database starts it within three quarters
+   * of `timeout` (by the database's clock, which must be this machine's), leaving the
+   * last quarter for its answer to arrive. Default: false.
+   */
+  readonly sharedConnection?: boolean | undefined
 }
 
 // Rows are decoded through the domain schemas, so a row no service could have written fails loudly.
@@ -74,6 +84,26 @@ export const make = (options: Options) =>
             RETURNING id, name, category_id, status`
     })
 
+    // The insert of a shared connection: no row when the database reaches it after `deadline` (epoch ms).
+    const insertInTime = SqlSchema.findAll({
+      Request: Schema.Struct({
+        name: Schema.String,
+        categoryId: Schema.BigInt,
+        status: Schema.NullOr(Schema.String),
+        deadline: Schema.Number
+      }),
+      Result: PetRow,
+      execute: (pet) =>
+        sql`INSERT INTO pets (name, category_id, status)
+            SELECT ${pet.name}::text, ${pet.categoryId}::bigint, ${pet.status}::text
+            WHERE clock_timestamp() < to_timestamp(${pet.deadline}::float8 / 1000)
+            RETURNING id, name, category_id, status`
+    })
+    const timeoutMillis = Duration.toMillis(Duration.fromInputUnsafe(options.timeout))
+    const tooLate = new StoreUnavailable({
+      message: `the database did not start the create within ${Duration.format(Duration.millis(timeoutMillis * 0.75))}`
+    })
+
     const byId = SqlSchema.findAll({
       Request: Schema.BigInt,
       Result: PetRow,
@@ -97,13 +127,18 @@ export const make = (options: Options) =>
       execute: () => sql`SELECT status, count(*) AS count FROM pets GROUP BY status`
     })
 
-    const create = Effect.fn("PetRepository.create")((pet: NewPet) =>
-      insert({ name: pet.name, categoryId: pet.categoryId, status: pet.status ?? null }).pipe(
-        Effect.catchTag("NoSuchElementError", Effect.die),
-        Effect.map(toPet),
-        guard
-      )
-    )
+    const create = Effect.fn("PetRepository.create")((pet: NewPet) => {
+      const row = { name: pet.name, categoryId: pet.categoryId, status: pet.status ?? null }
+      return options.sharedConnection === true
+        ? Effect.suspend(() =>
+          // Wall-clock time, as the database's clock_timestamp() is (a TestClock would not do).
+          insertInTime({ ...row, deadline: Date.now() + timeoutMillis * 0.75 })
+        ).pipe(
+          Effect.flatMap((rows) => rows[0] === undefined ? Effect.fail(tooLate) : Effect.succeed(toPet(rows[0]))),
+          guard
+        )
+        : insert(row).pipe(Effect.catchTag("NoSuchElementError", Effect.die), Effect.map(toPet), guard)
+    })
 
     const get = Effect.fn("PetRepository.get")(function*(id: PetId) {
       const rows = yield* guard(byId(id))

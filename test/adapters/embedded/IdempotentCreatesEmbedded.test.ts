@@ -20,6 +20,6 @@ const options = { timeout: "10 seconds", ...CONTRACT_OPTIONS } as const
 
 idempotentCreatesContract(
   "embedded",
-  Layer.mergeAll(PetRepositorySql.layer(options), IdempotentCreatesSql.layer(options)).pipe(Layer.provide(freshDataDir)),
+  Layer.mergeAll(PetRepositorySql.layer({ ...options, sharedConnection: true }), IdempotentCreatesSql.layer(options)).pipe(Layer.provide(freshDataDir)),
   { timeout: 120_000 }
 )

@@ -20,6 +20,6 @@ const options = { timeout: "10 seconds" } as const
 
 orderRepositoryContract(
   "embedded",
-  Layer.mergeAll(PetRepositorySql.layer(options), OrderRepositorySql.layer(options)).pipe(Layer.provide(freshDataDir)),
+  Layer.mergeAll(PetRepositorySql.layer({ ...options, sharedConnection: true }), OrderRepositorySql.layer(options)).pipe(Layer.provide(freshDataDir)),
   { runs: 20, timeout: 120_000 }
 )
