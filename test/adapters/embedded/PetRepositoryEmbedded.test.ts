@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Fiber, Layer } from "effect"
+import { type Duration, Effect, Fiber, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
@@ -32,33 +32,38 @@ describe("PetRepositorySql on embedded, when PGlite is busy past the deadline", 
   // PGlite runs one statement at a time: a create queued behind a long one fails at the
   // deadline, and must not be stored when PGlite gets to it, or a client that retries
   // the 503 stores the pet twice.
-  const store = Layer.provideMerge(PetRepositorySql.layer({ timeout: "300 millis", sharedConnection: true }), freshDataDir)
+
+  /** Creates a pet while PGlite sleeps `busySeconds`; its failure, and the pets stored once PGlite is free. */
+  const createWhileBusy = (options: { readonly timeout: Duration.Input; readonly busySeconds: number }) =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const pets = yield* PetRepository
+      const busy = yield* Effect.forkChild(sql`SELECT pg_sleep(${options.busySeconds})`)
+      yield* Effect.sleep("100 millis")
+      const failure = yield* Effect.flip(pets.create(new NewPet({ name: PetName.make("Ghost"), categoryId: CategoryId.make(1n) })))
+      yield* Fiber.join(busy)
+      // Statements run in order: once this one has, whatever was queued before it has too.
+      const stored = yield* pets.list({ limit: 100 })
+      return { failure, stored: stored.map((pet) => pet.name) }
+    }).pipe(
+      Effect.provide(Layer.provideMerge(
+        PetRepositorySql.layer({ timeout: options.timeout, sharedConnection: true }),
+        freshDataDir
+      ))
+    )
 
   it.live("a create answered StoreUnavailable is not stored later", () =>
     Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
-      const pets = yield* PetRepository
-      const busy = yield* Effect.forkChild(sql`SELECT pg_sleep(1.5)`)
-      yield* Effect.sleep("100 millis")
-      const failure = yield* Effect.flip(pets.create(new NewPet({ name: PetName.make("Ghost"), categoryId: CategoryId.make(1n) })))
-      assert.strictEqual(failure._tag, "StoreUnavailable")
-      yield* Fiber.join(busy)
-      // Statements run in order: once this one has, whatever was queued before it has too.
-      yield* sql`SELECT 1`
-      const stored = yield* pets.list({ limit: 100 })
-      assert.deepStrictEqual(stored.map((pet) => pet.name), [])
-    }).pipe(Effect.provide(store)), 30_000)
+      const { failure, stored } = yield* createWhileBusy({ timeout: "300 millis", busySeconds: 1.5 })
+      assert.deepStrictEqual(failure, new StoreUnavailable({ message: "the database did not answer within 300ms" }))
+      assert.deepStrictEqual(stored, [])
+    }), 30_000)
 
   it.live("a create the database reaches after three quarters of the deadline stores nothing and says so", () =>
     Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
-      const pets = yield* PetRepository
       // Reached about 1.7 s into a 2 s deadline: answered in time, but after the 1.5 s the insert allows.
-      const busy = yield* Effect.forkChild(sql`SELECT pg_sleep(1.8)`)
-      yield* Effect.sleep("100 millis")
-      const failure = yield* Effect.flip(pets.create(new NewPet({ name: PetName.make("Late"), categoryId: CategoryId.make(1n) })))
+      const { failure, stored } = yield* createWhileBusy({ timeout: "2 seconds", busySeconds: 1.8 })
       assert.deepStrictEqual(failure, new StoreUnavailable({ message: "the database did not start the create within 1s 500ms" }))
-      yield* Fiber.join(busy)
-      assert.deepStrictEqual((yield* pets.list({ limit: 100 })).map((pet) => pet.name), [])
-    }).pipe(Effect.provide(Layer.provideMerge(PetRepositorySql.layer({ timeout: "2 seconds", sharedConnection: true }), freshDataDir))), 30_000)
+      assert.deepStrictEqual(stored, [])
+    }), 30_000)
 })
