@@ -1,12 +1,13 @@
 import { assert, layer } from "@effect/vitest"
 import { Deferred, Effect, Fiber, type Layer, Ref } from "effect"
+import { fingerprintOf } from "../../src/adapters/idempotency/RequestFingerprint.ts"
 import { CategoryId } from "../../src/domain/CategoryId.ts"
 import { StoreUnavailable } from "../../src/domain/Errors.ts"
 import { IdempotencyKey } from "../../src/domain/idempotency/IdempotencyKey.ts"
 import {
-  createPetFingerprint,
+  createPetIdentity,
   IdempotentRequest,
-  placeOrderFingerprint,
+  placeOrderIdentity,
   StoredResponse
 } from "../../src/domain/idempotency/IdempotentRequest.ts"
 import { NewPet } from "../../src/domain/NewPet.ts"
@@ -26,7 +27,7 @@ let keys = 0
 const freshKey = () => IdempotencyKey.make(`contract-${Date.now().toString(36)}-${++keys}`)
 
 const requestFor = (pet: NewPet, key: IdempotencyKey, keyId = "caller-a") =>
-  new IdempotentRequest({ keyId, key, fingerprint: createPetFingerprint(pet) })
+  new IdempotentRequest({ keyId, key, fingerprint: fingerprintOf(createPetIdentity(pet)) })
 
 // The create under test: a pet through the store's own PetRepository, counted, answered as its id.
 const createCounted = (pet: NewPet, calls: Ref.Ref<number>) =>
@@ -100,7 +101,7 @@ export const idempotentCreatesContract = (
         const request = new IdempotentRequest({
           keyId: "caller-a",
           key: freshKey(),
-          fingerprint: placeOrderFingerprint(PetId.make(404n))
+          fingerprint: fingerprintOf(placeOrderIdentity(PetId.make(404n)))
         })
         const refusal = new StoredResponse({ status: 404, body: `{"code":"not_found","message":"pet 404 not found","status":404}` })
         assert.deepStrictEqual(yield* idempotent.run(request, Effect.succeed(refusal)), { response: refusal, replayed: false })
@@ -120,7 +121,7 @@ export const idempotentCreatesContract = (
         const refused = yield* Effect.flip(idempotent.run(requestFor(other, key), createCounted(other, calls)))
         assert.strictEqual(refused._tag, "IdempotencyKeyReused")
         // The same key for the other operation is another request too.
-        const order = new IdempotentRequest({ keyId: "caller-a", key, fingerprint: placeOrderFingerprint(PetId.make(1n)) })
+        const order = new IdempotentRequest({ keyId: "caller-a", key, fingerprint: fingerprintOf(placeOrderIdentity(PetId.make(1n))) })
         assert.strictEqual((yield* Effect.flip(idempotent.run(order, Effect.die("must not run"))))._tag, "IdempotencyKeyReused")
         assert.strictEqual(yield* Ref.get(calls), 1)
         assert.deepStrictEqual(yield* petsNamed("reused second"), [])

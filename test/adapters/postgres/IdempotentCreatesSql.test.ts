@@ -1,13 +1,14 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Deferred, Duration, Effect, Fiber, Layer, type Redacted } from "effect"
 import { SqlClient } from "effect/sql"
+import { fingerprintOf } from "../../../src/adapters/idempotency/RequestFingerprint.ts"
 import * as IdempotentCreatesSql from "../../../src/adapters/postgres/IdempotentCreatesSql.ts"
 import * as PetRepositorySql from "../../../src/adapters/postgres/PetRepositorySql.ts"
 import * as PostgresClient from "../../../src/adapters/postgres/PostgresClient.ts"
 import { CategoryId } from "../../../src/domain/CategoryId.ts"
 import { StoreUnavailable } from "../../../src/domain/Errors.ts"
 import { IdempotencyKey } from "../../../src/domain/idempotency/IdempotencyKey.ts"
-import { createPetFingerprint, IdempotentRequest, StoredResponse } from "../../../src/domain/idempotency/IdempotentRequest.ts"
+import { createPetIdentity, IdempotentRequest, StoredResponse } from "../../../src/domain/idempotency/IdempotentRequest.ts"
 import { NewPet } from "../../../src/domain/NewPet.ts"
 import { PetName } from "../../../src/domain/PetName.ts"
 import { IdempotentCreates } from "../../../src/ports/IdempotentCreates.ts"
@@ -35,7 +36,7 @@ const instance = (url: Redacted.Redacted, sweepEvery: Duration.Input = "1 hour")
 
 const pet = new NewPet({ name: PetName.make("Rex"), categoryId: CategoryId.make(1n) })
 const request = (key: string) =>
-  new IdempotentRequest({ keyId: "caller-a", key: IdempotencyKey.make(key), fingerprint: createPetFingerprint(pet) })
+  new IdempotentRequest({ keyId: "caller-a", key: IdempotencyKey.make(key), fingerprint: fingerprintOf(createPetIdentity(pet)) })
 const created = (id: bigint) => new StoredResponse({ status: 201, body: `{"id":${id}}`, location: `/v1/pets/${id}` })
 
 const countPets = (sql: SqlClient.SqlClient) =>

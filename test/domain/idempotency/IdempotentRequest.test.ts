@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest"
 import { Schema } from "effect"
 import { CategoryId } from "../../../src/domain/CategoryId.ts"
 import { IdempotencyKey } from "../../../src/domain/idempotency/IdempotencyKey.ts"
-import { createPetFingerprint, placeOrderFingerprint } from "../../../src/domain/idempotency/IdempotentRequest.ts"
+import { createPetIdentity, placeOrderIdentity } from "../../../src/domain/idempotency/IdempotentRequest.ts"
 import { isExpired } from "../../../src/domain/idempotency/KeptAnswer.ts"
 import { NewPet } from "../../../src/domain/NewPet.ts"
 import { PetId } from "../../../src/domain/PetId.ts"
@@ -25,20 +25,19 @@ describe("IdempotencyKey", () => {
   })
 })
 
-describe("request fingerprints", () => {
+describe("request identities", () => {
   it("are the same for the same decoded pet, different for any value the create uses, and per operation", () => {
-    const rex = createPetFingerprint(pet("Rex", 9007199254740993n, "available"))
-    expect(createPetFingerprint(pet("Rex", 9007199254740993n, "available"))).toBe(rex)
-    expect(rex).toMatch(/^[0-9a-f]{64}$/)
+    const rex = createPetIdentity(pet("Rex", 9007199254740993n, "available"))
+    expect(createPetIdentity(pet("Rex", 9007199254740993n, "available"))).toBe(rex)
     const others = [
-      createPetFingerprint(pet("Rex", 9007199254740992n, "available")),
-      createPetFingerprint(pet("Rex", 9007199254740993n)),
-      createPetFingerprint(pet("Rex ", 9007199254740993n, "available")),
-      placeOrderFingerprint(PetId.make(9007199254740993n))
+      createPetIdentity(pet("Rex", 9007199254740992n, "available")),
+      createPetIdentity(pet("Rex", 9007199254740993n)),
+      createPetIdentity(pet("Rex ", 9007199254740993n, "available")),
+      placeOrderIdentity(PetId.make(9007199254740993n))
     ]
     expect(new Set([rex, ...others]).size).toBe(5)
     // A name that spells another field cannot collide: the input is a JSON array, not joined text.
-    expect(createPetFingerprint(pet("a\",\"1", 2n))).not.toBe(createPetFingerprint(pet("a", 12n)))
+    expect(createPetIdentity(pet("a\",\"1", 2n))).not.toBe(createPetIdentity(pet("a", 12n)))
   })
 })
 

@@ -11,7 +11,7 @@ import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiSecurity } from "effect/http-api"
 import { Gone, InsufficientScope, InvalidInput, Unauthorized } from "../../../domain/Errors.ts"
 import type { IdempotencyKey } from "../../../domain/idempotency/IdempotencyKey.ts"
-import { createPetFingerprint, IdempotentRequest } from "../../../domain/idempotency/IdempotentRequest.ts"
+import { createPetIdentity, IdempotentRequest } from "../../../domain/idempotency/IdempotentRequest.ts"
 import { allows } from "../../../domain/keys/KeyScope.ts"
 import { NewPet } from "../../../domain/NewPet.ts"
 import type { OrderId } from "../../../domain/orders/OrderId.ts"
@@ -28,6 +28,7 @@ import { Api } from "../api/Api.ts"
 import { AUTH_REALM } from "../api/ApiErrors.ts"
 import { CurrentCaller } from "../api/Authorization.ts"
 import { isJsonContentType, unsupportedMediaType } from "../api/JsonContentType.ts"
+import { fingerprintOf } from "../../idempotency/RequestFingerprint.ts"
 import { CursorParam, OrderCursorParam } from "../api/PathAndQuery.ts"
 import type { NewPetJson } from "../api/PetsApi.ts"
 import { OrderJson } from "../api/StoreApi.ts"
@@ -188,7 +189,7 @@ export const layer = HttpRouter.use(Effect.fnUntraced(function*(router) {
       ))
     }
     return yield* IdempotentResponses.respond(idempotent.run(
-      new IdempotentRequest({ keyId: caller.keyId, key, fingerprint: createPetFingerprint(pet) }, { disableChecks: true }),
+      new IdempotentRequest({ keyId: caller.keyId, key, fingerprint: fingerprintOf(createPetIdentity(pet)) }, { disableChecks: true }),
       Effect.map(pets.create(pet), (pet) => IdempotentResponses.created(petJson(pet), `/v1/pets/${pet.id}`))
     ))
   })

@@ -2,10 +2,11 @@ import { Effect, Schema } from "effect"
 import { HttpApiBuilder, HttpApiSchema } from "effect/http-api"
 import type { OrderTransitionEvent } from "../../../domain/orders/OrderEvent.ts"
 import type { OrderId } from "../../../domain/orders/OrderId.ts"
-import { IdempotentRequest, placeOrderFingerprint } from "../../../domain/idempotency/IdempotentRequest.ts"
+import { IdempotentRequest, placeOrderIdentity } from "../../../domain/idempotency/IdempotentRequest.ts"
 import { IdempotentCreates } from "../../../ports/IdempotentCreates.ts"
 import { OrderRepository } from "../../../ports/OrderRepository.ts"
 import { PetRepository } from "../../../ports/PetRepository.ts"
+import { fingerprintOf } from "../../idempotency/RequestFingerprint.ts"
 import { CurrentCaller } from "../api/Authorization.ts"
 import { OrderJson } from "../api/StoreApi.ts"
 import { BuilderApi } from "./BuilderApi.ts"
@@ -44,7 +45,7 @@ export const layer = HttpApiBuilder.group(
         return Effect.flatMap(Effect.service(CurrentCaller), (caller) =>
           IdempotentResponses.respond(idempotent.run(
             new IdempotentRequest(
-              { keyId: caller.keyId, key, fingerprint: placeOrderFingerprint(payload.petId) },
+              { keyId: caller.keyId, key, fingerprint: fingerprintOf(placeOrderIdentity(payload.petId)) },
               { disableChecks: true }
             ),
             orders.place(payload.petId).pipe(
