@@ -20,7 +20,7 @@ import { fmt, fmtRatio, HOST, sleep, stopChild } from "./lib.ts"
 import type { Report } from "./report.ts"
 import type { ScenarioName } from "./scenarios.ts"
 import { seedByPost } from "./seed.ts"
-import { httpStatus, type Server, startEffect, startFastify, startReference, startService, type Wrapper } from "./servers.ts"
+import { type Server, startEffect, startFastify, startReference, startService, type Wrapper } from "./servers.ts"
 
 export interface InstructionsOptions {
   readonly report: Report
@@ -104,16 +104,12 @@ const countedInstructions = (directory: string, prefix: string): number => {
 const callgrindControl = (args: ReadonlyArray<string>) =>
   execFileSync("callgrind_control", args, { stdio: "ignore", env: { ...process.env, HOST } })
 
-/**
- * Asks callgrind for a dump and waits until it is written. Callgrind takes commands only
- * while the process runs, so an idle server is woken with a health check until it has.
- */
+/** Asks callgrind for a dump and waits until it is written (a few hundred milliseconds). */
 const dump = async (server: Server, directory: string, prefix: string): Promise<void> => {
   const before = dumpsOf(directory, prefix).length
   callgrindControl(["-d", String(server.child.pid)])
   for (let waited = 0; dumpsOf(directory, prefix).length === before; waited += 100) {
     if (waited > 60_000) throw new Error(`callgrind wrote no dump for ${prefix} within 60 s`)
-    await httpStatus(server.port, "/healthz")
     await sleep(100)
   }
 }
