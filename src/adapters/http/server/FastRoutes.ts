@@ -24,11 +24,11 @@ import { ApiKeys } from "../../../ports/ApiKeys.ts"
 import { IdempotentCreates } from "../../../ports/IdempotentCreates.ts"
 import { OrderRepository } from "../../../ports/OrderRepository.ts"
 import { PetRepository } from "../../../ports/PetRepository.ts"
+import { fingerprintOf } from "../../idempotency/RequestFingerprint.ts"
 import { Api } from "../api/Api.ts"
 import { AUTH_REALM } from "../api/ApiErrors.ts"
 import { CurrentCaller } from "../api/Authorization.ts"
 import { isJsonContentType, unsupportedMediaType } from "../api/JsonContentType.ts"
-import { fingerprintOf } from "../../idempotency/RequestFingerprint.ts"
 import { CursorParam, OrderCursorParam } from "../api/PathAndQuery.ts"
 import type { NewPetJson } from "../api/PetsApi.ts"
 import { OrderJson } from "../api/StoreApi.ts"
@@ -189,7 +189,10 @@ export const layer = HttpRouter.use(Effect.fnUntraced(function*(router) {
       ))
     }
     return yield* IdempotentResponses.respond(idempotent.run(
-      new IdempotentRequest({ keyId: caller.keyId, key, fingerprint: fingerprintOf(createPetIdentity(pet)) }, { disableChecks: true }),
+      new IdempotentRequest(
+        { keyId: caller.keyId, key, fingerprint: fingerprintOf(createPetIdentity(pet)) },
+        { disableChecks: true }
+      ),
       Effect.map(pets.create(pet), (pet) => IdempotentResponses.created(petJson(pet), `/v1/pets/${pet.id}`))
     ))
   })
