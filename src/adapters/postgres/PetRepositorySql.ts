@@ -73,7 +73,8 @@ export const make = (options: Options) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     yield* PetMigrations.run
-    const guard = unavailableOrDie(Duration.fromInputUnsafe(options.timeout))
+    const timeout = Duration.fromInputUnsafe(options.timeout)
+    const guard = unavailableOrDie(timeout)
 
     const insert = SqlSchema.findOne({
       Request: Schema.Struct({ name: Schema.String, categoryId: Schema.BigInt, status: Schema.NullOr(Schema.String) }),
@@ -99,9 +100,10 @@ export const make = (options: Options) =>
             WHERE clock_timestamp() < to_timestamp(${pet.deadline}::float8 / 1000)
             RETURNING id, name, category_id, status`
     })
-    const timeoutMillis = Duration.toMillis(Duration.fromInputUnsafe(options.timeout))
+    // Three quarters of the timeout to start the insert, the last quarter for its answer to arrive.
+    const startWithinMillis = Duration.toMillis(timeout) * 0.75
     const tooLate = new StoreUnavailable({
-      message: `the database did not start the create within ${Duration.format(Duration.millis(timeoutMillis * 0.75))}`
+      message: `the database did not start the create within ${Duration.format(Duration.millis(startWithinMillis))}`
     })
 
     const byId = SqlSchema.findAll({
@@ -132,7 +134,7 @@ export const make = (options: Options) =>
       return options.sharedConnection === true
         ? Effect.suspend(() =>
           // Wall-clock time, as the database's clock_timestamp() is (a TestClock would not do).
-          insertInTime({ ...row, deadline: Date.now() + timeoutMillis * 0.75 })
+          insertInTime({ ...row, deadline: Date.now() + startWithinMillis })
         ).pipe(
           Effect.flatMap((rows) => rows[0] === undefined ? Effect.fail(tooLate) : Effect.succeed(toPet(rows[0]))),
           guard
