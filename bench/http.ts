@@ -321,7 +321,7 @@ export const httpSection = async (options: HttpOptions): Promise<Record<string, 
       }])
     ]
     report.say("")
-    report.say(`   Start-up: spawn of node src/main.ts to the first 200 on GET /v1/pets (${options.startupSamples} sample${options.startupSamples === 1 ? "" : "s"} each)`)
+    report.say(`   Start-up: spawn of node build/main.js (what npm start runs) to the first 200 on GET /v1/pets (${options.startupSamples} sample${options.startupSamples === 1 ? "" : "s"} each)`)
     const startup = await measureStartup({ work, apiKey, samples: options.startupSamples, cases })
     report.table(
       ["store", "data", "spawn to first 200 ms (median)", "samples ms", "problems"],

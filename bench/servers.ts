@@ -1,6 +1,6 @@
 /**
  * The servers under test, each started as its own process with a clean environment:
- * Animal Store (`node src/main.ts`), the bare node:http reference, the Fastify peers and
+ * Animal Store (as `npm start` runs it), the bare node:http reference, the Fastify peers and
  * the Effect floor peers.
  * Every process is tracked by lib.ts and stopped at the end of the run.
  */
@@ -8,6 +8,7 @@ import type { ChildProcess } from "node:child_process"
 import { closeSync, openSync, readFileSync } from "node:fs"
 import { get } from "node:http"
 import { join } from "node:path"
+import { bundleService } from "../scripts/bundle.ts"
 import { BENCH_DIR, freePort, HOST, NODE, ROOT, sleep, spawnTracked, stopChild } from "./lib.ts"
 
 export interface Server {
@@ -93,7 +94,7 @@ const spawnServer = (
 const baseEnv = (): NodeJS.ProcessEnv => ({ PATH: process.env["PATH"] ?? "", HOME: process.env["HOME"] ?? "" })
 
 /**
- * What `npm start` runs (`NAME=value … node <flags> src/main.ts`), read from package.json so
+ * What `npm start` runs (`NAME=value … node <flags> build/main.js`), read from package.json so
  * that the benchmark measures the service as operators start it, node flags included.
  */
 const startScript = (() => {
@@ -110,6 +111,9 @@ const startScript = (() => {
   return { env, args: words.slice(nodeAt + 1) }
 })()
 
+/** `npm start`'s prestart: the bundle, built once per run when `src/` has changed. */
+let bundled: Promise<string> | undefined
+
 /**
  * Spawns the service as `npm start` does (no inherited DATABASE_URL etc.) without waiting
  * for it; stdout, the request log, goes to a file in `work`.
@@ -123,6 +127,7 @@ export const spawnService = async (
     readonly wrapper?: Wrapper
   }
 ): Promise<Server> => {
+  await (bundled ??= bundleService())
   const port = await freePort()
   const logPath = join(options.work, `${options.name.replace(/[^a-z0-9]+/gi, "_")}-${port}.log`)
   return spawnServer(options.name, startScript.args, port, {

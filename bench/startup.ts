@@ -1,5 +1,5 @@
 /**
- * Start-up time of Animal Store: from spawning `node src/main.ts` to the first 200 on
+ * Start-up time of Animal Store: from spawning the service as `npm start` does (`node build/main.js`) to the first 200 on
  * an authenticated GET /v1/pets, per store and state of its data (existing or empty).
  * Each sample is a fresh process, stopped with SIGTERM before the next one starts.
  */

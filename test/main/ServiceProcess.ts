@@ -1,5 +1,6 @@
 /**
- * Runs the real service (`node src/main.ts`) as a child process on a free port
+ * Runs the real service as `npm start` does (`node build/main.js`, the bundle that
+ * ServiceBundleSetup brings up to date) as a child process on a free port
  * and talks to it over a real socket with the global `fetch`.
  *
  * Every process started here is remembered until it has exited: call
@@ -13,12 +14,13 @@ import { createServer } from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
+import { entry as mainScript } from "../../scripts/bundle.ts"
 import { expectDocumentedResponse } from "../adapters/http/OpenApiValidator.ts"
 
 export const repoRoot = fileURLToPath(new URL("../../", import.meta.url))
 /** The project's Node 24; the system Node may be older and cannot run the TypeScript entry point. */
 export const nodeBin = Path.join(repoRoot, "node_modules/.bin/node")
-export const mainScript = Path.join(repoRoot, "src/main.ts")
+export { mainScript }
 
 // ---------------------------------------------------------------------------
 // Temporary directories

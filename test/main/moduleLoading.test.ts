@@ -3,13 +3,16 @@
  * PGlite, the memory store never loads the PostgreSQL driver, and the docs page's 3 MB
  * script is loaded when `/docs` is first asked for, not before. Seen from the real
  * process: every module it loads is appended to a file by a preloaded hook (ModuleLog.ts).
+ * The process runs the bundle, so a loaded chunk stands for the source modules its build's
+ * manifest lists in it: the test also fails if bundling puts them in a chunk loaded early.
  */
-import { readFileSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
+import { manifestName } from "../../scripts/bundle.ts"
 import { createDatabase, databaseUrl, dropAllDatabases, postgresAvailable } from "./PgAdmin.ts"
-import { killAll, removeTempDirs, type ServiceProcess, startService, tempDir } from "./ServiceProcess.ts"
+import { killAll, removeTempDirs, repoRoot, type ServiceProcess, startService, tempDir } from "./ServiceProcess.ts"
 
 const API_KEY = "module-loading-test-key"
 const HOOK = fileURLToPath(new URL("./ModuleLog.ts", import.meta.url))
@@ -26,13 +29,23 @@ afterAll(async () => {
   if (postgresAvailable) await dropAllDatabases()
 })
 
+/** The files a module URL stands for: a chunk's source modules, or the module itself. */
+const sourcesOf = (url: string): ReadonlyArray<string> => {
+  if (!url.startsWith("file:")) return [url]
+  const path = fileURLToPath(url)
+  const manifest = Path.join(Path.dirname(path), manifestName)
+  if (!existsSync(manifest)) return [path]
+  const chunks: Record<string, ReadonlyArray<string>> = JSON.parse(readFileSync(manifest, "utf8"))
+  return (chunks[Path.basename(path)] ?? [path]).map((module) => Path.join(repoRoot, module))
+}
+
 /** Starts the service with the hook and returns it with a reader of the modules loaded so far. */
 const startLogged = async (env: Record<string, string>) => {
   const log = Path.join(tempDir("animal-store-modules-"), "modules.txt")
   const service = await startService({
     env: { ...env, API_KEYS: API_KEY, MODULE_LOG: log, NODE_OPTIONS: `--import=${HOOK}` }
   })
-  const loaded = () => readFileSync(log, "utf8").split("\n").filter((url) => url !== "")
+  const loaded = () => readFileSync(log, "utf8").split("\n").filter((url) => url !== "").flatMap(sourcesOf)
   return { service, loaded }
 }
 

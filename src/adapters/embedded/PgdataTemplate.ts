@@ -8,8 +8,8 @@
  *
  * The file is made for one PGlite version and named after it; when there is
  * none for the installed version, PGlite runs initdb as before. Make it with
- * `node src/adapters/embedded/PgdataTemplate.ts [directory]` (by default next
- * to this module; a build copies it next to the compiled module).
+ * `node scripts/pgdataTemplate.ts [directory]` (by default next to this module;
+ * a build copies it next to the compiled module).
  */
 import { PGlite } from "@electric-sql/pglite"
 import * as Fs from "node:fs"
@@ -166,8 +166,4 @@ export const make = async (directory: string): Promise<string> => {
   } finally {
     Fs.rmSync(scratch, { recursive: true, force: true })
   }
-}
-
-if (import.meta.main) {
-  console.log(`Wrote ${await make(process.argv[2] ?? Path.dirname(file))}`)
 }

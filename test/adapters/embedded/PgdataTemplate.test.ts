@@ -44,7 +44,7 @@ describe("PgdataTemplate", () => {
   it("ships for the installed PGlite", () => {
     assert.isTrue(
       Fs.existsSync(PgdataTemplate.file),
-      `${PgdataTemplate.file} is missing: make it with node src/adapters/embedded/PgdataTemplate.ts`
+      `${PgdataTemplate.file} is missing: make it with node scripts/pgdataTemplate.ts`
     )
   })
 
