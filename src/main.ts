@@ -1,39 +1,70 @@
 /**
  * The composition root: reads the configuration, picks the adapters and serves the
  * HTTP API. The only module that chooses adapters.
+ *
+ * Its imports are dynamic, after the embedded store has begun to open: ESM loads a
+ * module's whole static graph before it runs any of it, and loading the service takes
+ * about as long as opening PGlite on its thread, so begun first the two overlap.
  */
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import {
-  Cause,
-  Config,
-  Console,
-  Duration,
-  Effect,
-  Exit,
-  Layer,
-  type LogLevel,
-  Option,
-  Predicate,
-  Redacted,
-  References,
-  Schema
-} from "effect"
-import { HttpMiddleware, HttpRouter } from "effect/http"
-import { RateLimiter } from "effect/persistence"
+import type { LogLevel } from "effect"
 import { randomBytes } from "node:crypto"
-import * as ApiKeyAdminLocal from "./adapters/apikeys/ApiKeyAdminLocal.ts"
-import * as ApiKeysCached from "./adapters/apikeys/ApiKeysCached.ts"
-import * as HttpApp from "./adapters/http/server/HttpApp.ts"
-import * as NodeServer from "./adapters/http/server/NodeServer.ts"
-import { ROUTER_CONFIG } from "./adapters/http/server/RouteTable.ts"
-import * as JsonLogLines from "./adapters/observability/JsonLogLines.ts"
-import * as StoreMetrics from "./adapters/observability/StoreMetrics.ts"
-import * as Tracing from "./adapters/observability/Tracing.ts"
-import * as RateLimiterStoreMemory from "./adapters/ratelimits/RateLimiterStoreMemory.ts"
-import * as RateLimitsTokenBucket from "./adapters/ratelimits/RateLimitsTokenBucket.ts"
-import { AppConfig } from "./AppConfig.ts"
-import { InvalidInput } from "./domain/Errors.ts"
-import { IdempotentCreates } from "./ports/IdempotentCreates.ts"
+import * as Path from "node:path"
+import * as EmbeddedOpening from "./adapters/embedded/EmbeddedOpening.ts"
+import type { AppConfig } from "./AppConfig.ts"
+
+// The store AppConfig picks, guessed from the same variables before Effect is loaded. A
+// wrong guess costs only time: an opening the configuration does not use is released.
+const env = process.env
+const embeddedOpening = (env["STORE"] ?? (env["DATABASE_URL"] === undefined ? "embedded" : "postgres")) === "embedded"
+  ? EmbeddedOpening.begin(Path.resolve(env["DATA_DIR"] ?? "./data"))
+  : undefined
+
+const [
+  NodeRuntime,
+  { Cause, Config, Console, Duration, Effect, Exit, Layer, Option, Predicate, Redacted, References, Schema },
+  { HttpMiddleware, HttpRouter },
+  { RateLimiter },
+  ApiKeyAdminLocal,
+  ApiKeysCached,
+  HttpApp,
+  NodeServer,
+  { ROUTER_CONFIG },
+  JsonLogLines,
+  StoreMetrics,
+  Tracing,
+  RateLimiterStoreMemory,
+  RateLimitsTokenBucket,
+  { AppConfig: appConfig },
+  { InvalidInput },
+  { IdempotentCreates }
+] = await Promise.all([
+  import("@effect/platform-node/NodeRuntime"),
+  import("effect"),
+  import("effect/http"),
+  import("effect/persistence"),
+  import("./adapters/apikeys/ApiKeyAdminLocal.ts"),
+  import("./adapters/apikeys/ApiKeysCached.ts"),
+  import("./adapters/http/server/HttpApp.ts"),
+  import("./adapters/http/server/NodeServer.ts"),
+  import("./adapters/http/server/RouteTable.ts"),
+  import("./adapters/observability/JsonLogLines.ts"),
+  import("./adapters/observability/StoreMetrics.ts"),
+  import("./adapters/observability/Tracing.ts"),
+  import("./adapters/ratelimits/RateLimiterStoreMemory.ts"),
+  import("./adapters/ratelimits/RateLimitsTokenBucket.ts"),
+  import("./AppConfig.ts"),
+  import("./domain/Errors.ts"),
+  import("./ports/IdempotentCreates.ts")
+])
+
+/** The opening begun at start-up, when the configuration picked the store it opens. */
+const openingFor = (config: AppConfig): EmbeddedOpening.Opening | undefined =>
+  config.store === "embedded" && embeddedOpening?.dataDir === Path.resolve(config.dataDir) ? embeddedOpening : undefined
+
+// Adopted by the store or not, it is released before the process ends (a no-op after the store has).
+const releaseOpening = Effect.tryPromise(() => embeddedOpening?.release() ?? Promise.resolve()).pipe(
+  Effect.ignore({ log: "Warn", message: "Closing the embedded database opened at start-up failed" })
+)
 
 // Each store's modules are loaded only when it is picked: the memory store never loads
 // the PostgreSQL driver, and neither loads PGlite. Pets, orders, API keys and the answers
@@ -64,7 +95,7 @@ const store = (config: AppConfig) => Layer.unwrap(Effect.promise(async () => {
   )
   if (config.store === "embedded") {
     const EmbeddedDatabase = await import("./adapters/embedded/EmbeddedDatabase.ts")
-    return sql.pipe(Layer.provide(EmbeddedDatabase.layer({ dataDir: config.dataDir })))
+    return sql.pipe(Layer.provide(EmbeddedDatabase.layer({ dataDir: config.dataDir, opening: openingFor(config) })))
   }
   const PostgresClient = await import("./adapters/postgres/PostgresClient.ts")
   return Layer.unwrap(Effect.map(
@@ -243,7 +274,9 @@ const serve = (config: AppConfig) => Effect.gen(function*() {
 })
 
 const main = Effect.gen(function*() {
-  const config = yield* AppConfig
+  const config = yield* appConfig
+  // Not picked, it holds a thread and a lock for nothing.
+  if (embeddedOpening !== undefined && openingFor(config) === undefined) yield* Effect.forkDetach(releaseOpening)
   return yield* serve(config).pipe(Effect.provideService(References.MinimumLogLevel, LOG_LEVELS[config.logLevel]))
 }).pipe(
   // A startup failure gets one plain line (no stack) and exit code 1.
@@ -255,6 +288,7 @@ const main = Effect.gen(function*() {
       : causeChain(error) ?? Cause.pretty(cause)
     return Console.error(`Animal Store stopped: ${message}`)
   }),
+  Effect.ensuring(releaseOpening),
   Effect.provide(JsonLogLines.layer)
 )
 

@@ -9,7 +9,10 @@
  * On the embedded store with an empty DATA_DIR (initdb, the longest start), with
  * an existing one, and on PostgreSQL.
  */
+import { existsSync } from "node:fs"
+import * as Path from "node:path"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
+import * as EmbeddedDatabase from "../../src/adapters/embedded/EmbeddedDatabase.ts"
 import { createDatabase, databaseUrl, dropAllDatabases, postgresAvailable } from "./PgAdmin.ts"
 import { isErrorBody, RawConnection, rawRequest, type RawResponse } from "./RawHttp.ts"
 import {
@@ -192,5 +195,52 @@ describe("requests while the service starts", () => {
   it.skipIf(!postgresAvailable)("PostgreSQL: never a hang", async () => {
     const database = await createDatabase()
     await check("PostgreSQL", { API_KEYS: API_KEY, STORE: "postgres", DATABASE_URL: databaseUrl(database) }, 30_000, ANSWER_BOUND_MS.other)
+  }, 60_000)
+})
+
+/**
+ * The embedded store begins to open (its lock, then PGlite on its thread) before the
+ * service has loaded its modules or read its settings (EmbeddedOpening). A stop at any
+ * moment of that, or settings that turn out invalid, must still end the process and
+ * leave the directory for the next start, with its data.
+ */
+describe("the embedded store's early opening", () => {
+  const env = (dataDir: string) => ({ API_KEYS: API_KEY, STORE: "embedded", DATA_DIR: dataDir })
+
+  it("a SIGTERM at any moment of the start ends the process; the next start opens the directory with its data", async () => {
+    const dataDir = await initializedDataDir()
+    const first = await startService({ env: env(dataDir) })
+    const created = await first.request("POST", "/v1/pets", { apiKey: API_KEY, body: { name: "Early", categoryId: 1 } })
+    expect(created.status, created.text).toBe(201)
+    expect(await first.stop()).toEqual({ code: 0, signal: null })
+
+    for (const delayMs of [0, 40, 120, 250, 400, 700]) {
+      const service = await startService({ env: env(dataDir), waitUntilListening: false })
+      await new Promise((resolve) => setTimeout(resolve, delayMs))
+      service.signal("SIGTERM")
+      const exit = await service.waitForExit(15_000)
+      // Killed by the signal while its modules load (no handler yet), or a clean stop after.
+      expect(exit.code === 0 || exit.signal === "SIGTERM", `SIGTERM at ${delayMs} ms: ${JSON.stringify(exit)}\n${service.output}`)
+        .toBe(true)
+    }
+
+    const last = await startService({ env: env(dataDir) })
+    const read = await last.request("GET", `/v1/pets/${(created.json as { id: string }).id}`, { apiKey: API_KEY })
+    expect(read.status, read.text).toBe(200)
+    expect((read.json as { name: string }).name).toBe("Early")
+    expect(await last.stop()).toEqual({ code: 0, signal: null })
+  }, 90_000)
+
+  it("invalid settings: exit 1 with one line, the directory unlocked for the next start", async () => {
+    const dataDir = await initializedDataDir()
+    const invalid = await startService({ env: { ...env(dataDir), LOG_LEVEL: "loud" }, waitUntilListening: false })
+    expect((await invalid.waitForExit(15_000)).code, invalid.output).toBe(1)
+    expect(invalid.stderr.trim().split("\n"), invalid.output).toHaveLength(1)
+    expect(invalid.stderr).toContain("LOG_LEVEL")
+    expect(existsSync(Path.join(dataDir, EmbeddedDatabase.lockFileName))).toBe(false)
+
+    const next = await startService({ env: env(dataDir) })
+    expect((await next.request("GET", "/v1/pets", { apiKey: API_KEY })).status).toBe(200)
+    expect(await next.stop()).toEqual({ code: 0, signal: null })
   }, 60_000)
 })

@@ -7,17 +7,23 @@
 import { PgClient } from "@effect/sql-pg"
 import { Data, Effect, type Layer } from "effect"
 import type { SqlClient, SqlError } from "effect/sql"
-import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { isAlive } from "../LiveProcess.ts"
 import * as EmbeddedMaintenance from "./EmbeddedMaintenance.ts"
+import * as EmbeddedOpening from "./EmbeddedOpening.ts"
 import { makePgliteStream } from "./PgliteBridge.ts"
-import * as PgliteThread from "./PgliteThread.ts"
+import type * as PgliteThread from "./PgliteThread.ts"
+
+export { lockFileName } from "./DataDirLock.ts"
 
 /** Where the embedded database lives. */
 export interface Options {
   /** Directory holding the database; created, and initialized, when missing. */
   readonly dataDir: string
+  /**
+   * The opening of `dataDir` begun earlier with `EmbeddedOpening.begin`, for the layer
+   * to adopt (and release) instead of beginning its own.
+   */
+  readonly opening?: EmbeddedOpening.Opening | undefined
 }
 
 /** Another live process (or this one) has the data directory open. */
@@ -35,100 +41,34 @@ export class EmbeddedDatabaseError extends Data.TaggedError("EmbeddedDatabaseErr
   readonly cause: unknown
 }> {}
 
-/** Name of the file, inside the data directory, holding the owning process id. */
-export const lockFileName = "animal-store.pid"
-
-/**
- * A lock younger than this whose content is not a pid is taken to be one a
- * starting process has created but not written yet.
- */
-const unwrittenLockGraceMillis = 2_000
-
-/**
- * Lock files this process holds. Its own pid in any other lock file was left
- * by an earlier process that had the same pid, which is common in containers.
- */
-const heldLocks = new Set<string>()
-
-const errorCode = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | undefined)?.code
-
-type LockState =
-  | { readonly _tag: "Acquired" }
-  | { readonly _tag: "InUse"; readonly pid: number | undefined }
-
-/**
- * Creates the lock file exclusively (`wx`), taking over one whose process is
- * gone (SIGKILL, crash). Two processes taking over the same stale lock at the
- * same instant could both succeed; a clean or live lock is never shared.
- */
-const lockSync = (lockPath: string): LockState => {
-  while (true) {
-    try {
-      Fs.writeFileSync(lockPath, `${process.pid}\n`, { flag: "wx" })
-      heldLocks.add(lockPath)
-      return { _tag: "Acquired" }
-    } catch (error) {
-      if (errorCode(error) !== "EEXIST") throw error
-    }
-    let content: string
-    let modifiedAt: number
-    try {
-      content = Fs.readFileSync(lockPath, "utf8")
-      modifiedAt = Fs.statSync(lockPath).mtimeMs
-    } catch (error) {
-      // Released between our attempt and the read: try again.
-      if (errorCode(error) === "ENOENT") continue
-      throw error
-    }
-    const pid = /^[1-9]\d*$/.test(content.trim()) ? Number(content.trim()) : undefined
-    if (pid === undefined) {
-      if (Date.now() - modifiedAt < unwrittenLockGraceMillis) return { _tag: "InUse", pid }
-    } else if (isAlive(pid) && (pid !== process.pid || heldLocks.has(lockPath))) {
-      return { _tag: "InUse", pid }
-    }
-    Fs.rmSync(lockPath, { force: true })
-  }
-}
-
-/** Removes the lock, unless it no longer names this process. */
-const unlockSync = (lockPath: string): void => {
-  heldLocks.delete(lockPath)
-  try {
-    if (Fs.readFileSync(lockPath, "utf8").trim() === String(process.pid)) Fs.rmSync(lockPath, { force: true })
-  } catch {
-    // Already gone.
-  }
-}
-
-const acquireLock = (dataDir: string): Effect.Effect<string, DataDirInUseError | EmbeddedDatabaseError> => {
-  const lockPath = Path.join(dataDir, lockFileName)
-  return Effect.try({
-    try: () => {
-      Fs.mkdirSync(dataDir, { recursive: true })
-      return lockSync(lockPath)
-    },
-    catch: (cause) =>
-      new EmbeddedDatabaseError({ dataDir, message: `Cannot lock DATA_DIR ${dataDir}: ${String(cause)}`, cause })
-  }).pipe(
-    Effect.flatMap((state) =>
-      state._tag === "Acquired" ?
-        Effect.succeed(lockPath) :
-        Effect.fail(
+/** Waits for an opening and turns its failures into this module's errors. */
+const opened = (
+  opening: EmbeddedOpening.Opening
+): Effect.Effect<PgliteThread.PgliteThread, DataDirInUseError | EmbeddedDatabaseError> =>
+  Effect.flatMap(Effect.promise(() => opening.opened), (result): ReturnType<typeof opened> => {
+    const { dataDir } = opening
+    switch (result._tag) {
+      case "Opened":
+        return Effect.succeed(result.thread)
+      case "InUse":
+        return Effect.fail(
           new DataDirInUseError({
             dataDir,
-            pid: state.pid,
-            message: `DATA_DIR ${dataDir} is in use by another Animal Store process (pid ${state.pid ?? "unknown"})`
+            pid: result.pid,
+            message: `DATA_DIR ${dataDir} is in use by another Animal Store process (pid ${result.pid ?? "unknown"})`
           })
         )
-    )
-  )
-}
-
-const openThread = (dataDir: string): Effect.Effect<PgliteThread.PgliteThread, EmbeddedDatabaseError> =>
-  Effect.tryPromise({
-    try: () => PgliteThread.open(dataDir),
-    catch: (cause) =>
-      new EmbeddedDatabaseError({ dataDir, message: `Cannot open the database in DATA_DIR ${dataDir}`, cause })
+      case "Failed":
+        return Effect.fail(
+          new EmbeddedDatabaseError({
+            dataDir,
+            message: result.step === "lock" ?
+              `Cannot lock DATA_DIR ${dataDir}: ${String(result.cause)}` :
+              `Cannot open the database in DATA_DIR ${dataDir}`,
+            cause: result.cause
+          })
+        )
+    }
   })
 
 /**
@@ -145,11 +85,17 @@ export const layer = (
 > =>
   PgClient.layerFrom(Effect.gen(function*() {
     const dataDir = Path.resolve(options.dataDir)
-    yield* Effect.acquireRelease(acquireLock(dataDir), (lockPath) => Effect.sync(() => unlockSync(lockPath)))
-    const thread = yield* Effect.acquireRelease(
-      openThread(dataDir),
-      (thread) =>
-        Effect.tryPromise(() => thread.close()).pipe(
+    if (options.opening !== undefined && options.opening.dataDir !== dataDir) {
+      return yield* Effect.die(new Error(`EmbeddedDatabase: given the opening of ${options.opening.dataDir} for ${dataDir}`))
+    }
+    // Begun inside the acquisition, so that no interruption comes between the lock and its release.
+    const { thread } = yield* Effect.acquireRelease(
+      Effect.suspend(() => {
+        const opening = options.opening ?? EmbeddedOpening.begin(dataDir)
+        return Effect.map(opened(opening), (thread) => ({ opening, thread }))
+      }),
+      ({ opening }) =>
+        Effect.tryPromise(opening.release).pipe(
           Effect.ignore({ log: "Warn", message: `Closing the database in DATA_DIR ${dataDir} failed` })
         )
     )

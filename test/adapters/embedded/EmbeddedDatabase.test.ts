@@ -1,5 +1,5 @@
 import { afterAll, assert, describe, it, layer } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Cause, Effect, Exit, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { type ChildProcess, execFile, spawn } from "node:child_process"
 import * as Fs from "node:fs"
@@ -7,6 +7,7 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import * as EmbeddedDatabase from "../../../src/adapters/embedded/EmbeddedDatabase.ts"
+import * as EmbeddedOpening from "../../../src/adapters/embedded/EmbeddedOpening.ts"
 
 const repoRoot = fileURLToPath(new URL("../../../", import.meta.url))
 const modulePath = Path.join(repoRoot, "src/adapters/embedded/EmbeddedDatabase.ts")
@@ -192,5 +193,37 @@ describe("EmbeddedDatabase after closing", () => {
         assert.strictEqual(yield* countAnimals, 202n)
       }).pipe(Effect.provide(EmbeddedDatabase.layer({ dataDir })))
       assert.isFalse(Fs.existsSync(lockPath))
+    }), openTimeout)
+})
+
+describe("EmbeddedDatabase with an opening begun earlier", () => {
+  it.live("adopts it (the lock is taken before the layer is built) and releases it with the layer", () =>
+    Effect.gen(function*() {
+      const lockPath = Path.join(dataDir, EmbeddedDatabase.lockFileName)
+      const opening = EmbeddedOpening.begin(dataDir)
+      assert.strictEqual(Fs.readFileSync(lockPath, "utf8").trim(), String(process.pid))
+      yield* Effect.gen(function*() {
+        assert.strictEqual(yield* countAnimals, 202n)
+      }).pipe(Effect.provide(EmbeddedDatabase.layer({ dataDir, opening })))
+      assert.isFalse(Fs.existsSync(lockPath))
+      // Released once: asking again is the same finished release.
+      yield* Effect.promise(opening.release)
+      const { _tag } = yield* Effect.promise(() => opening.opened)
+      assert.strictEqual(_tag, "Opened")
+    }), openTimeout)
+
+  it.live("refuses an opening of another directory as a defect, and leaves that opening to its owner", () =>
+    Effect.gen(function*() {
+      const otherDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "animal-store-embedded-other-"))
+      const opening = EmbeddedOpening.begin(otherDir)
+      yield* Effect.addFinalizer(() =>
+        Effect.promise(opening.release).pipe(
+          Effect.andThen(Effect.sync(() => Fs.rmSync(otherDir, { recursive: true, force: true })))
+        )
+      )
+      const exit = yield* Layer.build(EmbeddedDatabase.layer({ dataDir, opening })).pipe(Effect.scoped, Effect.exit)
+      assert.isTrue(Exit.isFailure(exit) && Cause.hasDies(exit.cause))
+      assert.isTrue(Fs.existsSync(Path.join(otherDir, EmbeddedDatabase.lockFileName)))
+      assert.isFalse(Fs.existsSync(Path.join(dataDir, EmbeddedDatabase.lockFileName)))
     }), openTimeout)
 })
