@@ -62,7 +62,11 @@ const bundleInto = async (dir: string): Promise<void> => {
       entryFileNames: "[name].js",
       chunkFileNames: "[name]-[hash].js",
       // Readable stack traces with `node --enable-source-maps`.
-      sourcemap: true
+      sourcemap: true,
+      // Node keeps every loaded module's source for as long as the process runs, and
+      // `effect`'s is mostly documentation: without it 3.9 MB instead of 11.4 MB (two
+      // bytes a character, for the odd non-ASCII one in a comment), 8 MB less at idle.
+      comments: { legal: true, annotation: false, jsdoc: false }
     }
   })
   // Which source modules each chunk holds: what a test of loaded chunks reads them as.
