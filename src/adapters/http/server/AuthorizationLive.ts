@@ -1,31 +1,26 @@
-import { Effect, Layer, Option, Redacted } from "effect"
+import { Effect, Layer } from "effect"
 import { HttpServerRequest } from "effect/http"
-import { Unauthorized } from "../../../domain/Errors.ts"
-import { ApiKeys } from "../../../ports/ApiKeys.ts"
+import type { ApiKeys } from "../../../ports/ApiKeys.ts"
 import { Authorization, CurrentCaller } from "../api/Authorization.ts"
+import * as BearerCheck from "./BearerCheck.ts"
 import { toHttpError } from "./HttpErrors.ts"
-import * as RequestRateLimit from "./RequestRateLimit.ts"
 
 /**
- * Checks the bearer key of every /v1 request against the ApiKeys port, applies the rate
- * limits (RequestRateLimit) and provides its caller.
+ * Checks the bearer key of every /v1 request (BearerCheck, with the rate limits) and
+ * provides its caller; a refusal fails with the HttpApi error that encodes the 401.
  */
 export const layer: Layer.Layer<Authorization, never, ApiKeys> = Layer.effect(
   Authorization,
   Effect.gen(function*() {
-    const keys = yield* ApiKeys
-    const rateLimit = yield* RequestRateLimit.make
+    const check = yield* BearerCheck.make
     return Authorization.of({
       bearerAuth: Effect.fn("Authorization.bearerAuth")(function*(httpEffect, { credential }) {
         const request = yield* HttpServerRequest.HttpServerRequest
         // A header that is present but unusable (wrong scheme, empty) counts as an invalid token.
-        const sent = request.headers["authorization"] !== undefined
-        if (!sent) return yield* rateLimit.refuse(Effect.fail(toHttpError(new Unauthorized({ credential: "missing" }))))
-        const caller = Redacted.value(credential) === "" ? Option.none() : yield* keys.verify(credential)
-        if (Option.isNone(caller)) {
-          return yield* rateLimit.refuse(Effect.fail(toHttpError(new Unauthorized({ credential: "invalid" }))))
-        }
-        return yield* rateLimit.admit(caller.value, Effect.provideService(httpEffect, CurrentCaller, caller.value))
+        return yield* check(request.headers["authorization"] === undefined ? undefined : credential, {
+          refused: (error) => Effect.fail(toHttpError(error)),
+          admitted: (caller) => Effect.provideService(httpEffect, CurrentCaller, caller)
+        })
       })
     })
   })

@@ -6,7 +6,7 @@
  * scope, then input, then the store), decode with the endpoints' own schemas compiled once and write the same
  * bytes, so the Api stays the one source of the OpenAPI document and the typed client.
  */
-import { Clock, Effect, Option, Redacted, Result, Schema, type SchemaIssue, SchemaParser } from "effect"
+import { Clock, Effect, Result, Schema, type SchemaIssue, SchemaParser } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiSecurity } from "effect/http-api"
 import { Gone, InsufficientScope, InvalidInput, Unauthorized } from "../../../domain/Errors.ts"
@@ -20,7 +20,6 @@ import type { Pet } from "../../../domain/Pet.ts"
 import type { PetId } from "../../../domain/PetId.ts"
 import type { PetStatus } from "../../../domain/PetStatus.ts"
 import { PAGE_LIMIT_DEFAULT } from "../../../domain/PetQuery.ts"
-import { ApiKeys } from "../../../ports/ApiKeys.ts"
 import { IdempotentCreates } from "../../../ports/IdempotentCreates.ts"
 import { OrderRepository } from "../../../ports/OrderRepository.ts"
 import { PetRepository } from "../../../ports/PetRepository.ts"
@@ -33,11 +32,11 @@ import { CursorParam, OrderCursorParam } from "../api/PathAndQuery.ts"
 import type { NewPetJson } from "../api/PetsApi.ts"
 import { OrderJson } from "../api/StoreApi.ts"
 import { SUNSET } from "../api/Sunset.ts"
+import * as BearerCheck from "./BearerCheck.ts"
 import { errorResponse } from "./ErrorResponses.ts"
 import { toHttpError } from "./HttpErrors.ts"
 import * as IdempotentResponses from "./IdempotentResponses.ts"
 import { keysetPage } from "./KeysetPage.ts"
-import * as RequestRateLimit from "./RequestRateLimit.ts"
 
 // Under the API's `/v1` prefix.
 const { createPet, getPet, listPets } = Api.groups.animals.endpoints
@@ -68,9 +67,9 @@ const invalid = (issue: SchemaIssue.Issue, whole: string) =>
   errorResponse(toHttpError(InvalidInput.fromIssue(issue, whole)))
 
 /** A 401 with its challenge, as UnauthorizedResponse encodes it. */
-const unauthorized = (credential: "missing" | "invalid") =>
-  errorResponse(toHttpError(new Unauthorized({ credential })), {
-    "www-authenticate": credential === "invalid"
+const unauthorized = (error: Unauthorized) =>
+  errorResponse(toHttpError(error), {
+    "www-authenticate": error.credential === "invalid"
       ? `Bearer realm="${AUTH_REALM}", error="invalid_token"`
       : `Bearer realm="${AUTH_REALM}"`
   })
@@ -106,26 +105,21 @@ const orErrorResponse = <E extends Parameters<typeof toHttpError>[0], R>(
 export const layer = HttpRouter.use(Effect.fnUntraced(function*(router) {
   const pets = yield* PetRepository
   const orders = yield* OrderRepository
-  const keys = yield* ApiKeys
   const idempotent = yield* IdempotentCreates
-  const rateLimit = yield* RequestRateLimit.make
+  const check = yield* BearerCheck.make
 
-  // The Authorization middleware's steps and span: no input is looked at for an unknown
-  // caller. A plain span, not Effect.fn: this is no service method, and Effect.fn captures
-  // a stack trace on every call.
+  // The Authorization middleware's check and span. A plain span, not Effect.fn: this is no
+  // service method, and Effect.fn captures a stack trace on every call.
   const bearerAuth = (
     handler: Effect.Effect<HttpServerResponse.HttpServerResponse, never, RouteServices | CurrentCaller>
   ) =>
     Effect.withSpan(
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
-        if (request.headers["authorization"] === undefined) {
-          return yield* rateLimit.refuse(Effect.succeed(unauthorized("missing")))
-        }
-        const credential = yield* decodeBearer
-        const caller = Redacted.value(credential) === "" ? Option.none() : yield* keys.verify(credential)
-        if (Option.isNone(caller)) return yield* rateLimit.refuse(Effect.succeed(unauthorized("invalid")))
-        return yield* rateLimit.admit(caller.value, Effect.provideService(handler, CurrentCaller, caller.value))
+        return yield* check(request.headers["authorization"] === undefined ? undefined : yield* decodeBearer, {
+          refused: (error) => Effect.succeed(unauthorized(error)),
+          admitted: (caller) => Effect.provideService(handler, CurrentCaller, caller)
+        })
       }),
       "Authorization.bearerAuth"
     )
