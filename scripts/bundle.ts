@@ -2,7 +2,7 @@
  * The service as `npm start` runs it: `src/main.ts` and the database thread's module
  * bundled by rolldown. Node loads the service's 390 modules one by one, resolving each
  * through the file system (about half a second on the benchmark machine); a bundle of a
- * few chunks starts in about half the time and holds about 25 MB less at idle. Modules
+ * few chunks starts in about half the time and holds 30–45 MB less at idle. Modules
  * imported on demand (a store's driver, PGlite's thread, the docs page) stay chunks of
  * their own, loaded only when used.
  *

@@ -16,7 +16,7 @@ import type { AppConfig } from "./AppConfig.ts"
 // wrong guess costs only time: an opening the configuration does not use is released.
 const env = process.env
 const embeddedOpening = (env["STORE"] ?? (env["DATABASE_URL"] === undefined ? "embedded" : "postgres")) === "embedded"
-  ? EmbeddedOpening.begin(Path.resolve(env["DATA_DIR"] ?? "./data"))
+  ? EmbeddedOpening.begin(env["DATA_DIR"] ?? "./data")
   : undefined
 
 const [

@@ -20,7 +20,6 @@ import { expectDocumentedResponse } from "../adapters/http/OpenApiValidator.ts"
 export const repoRoot = fileURLToPath(new URL("../../", import.meta.url))
 /** The project's Node 24; the system Node may be older and cannot run the TypeScript entry point. */
 export const nodeBin = Path.join(repoRoot, "node_modules/.bin/node")
-export { mainScript }
 
 // ---------------------------------------------------------------------------
 // Temporary directories

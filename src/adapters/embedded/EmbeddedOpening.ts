@@ -5,6 +5,7 @@
  * thread opens PGlite while the main thread loads modules. EmbeddedDatabase.layer
  * adopts an opening begun this way, or begins its own.
  */
+import * as Path from "node:path"
 import * as DataDirLock from "./DataDirLock.ts"
 import * as PgliteThread from "./PgliteThread.ts"
 
@@ -27,8 +28,9 @@ export interface Opening {
   readonly release: () => Promise<void>
 }
 
-/** Takes `dataDir`'s lock (at once, synchronously) and starts opening PGlite on its thread. */
-export const begin = (dataDir: string): Opening => {
+/** Takes `directory`'s lock (at once, synchronously) and starts opening PGlite on its thread. */
+export const begin = (directory: string): Opening => {
+  const dataDir = Path.resolve(directory)
   let state: DataDirLock.LockState
   try {
     state = DataDirLock.lock(dataDir)
