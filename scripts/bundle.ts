@@ -10,7 +10,8 @@
  * newest one: a service already running keeps the chunks it may still load. Inputs are
  * `src/`, the lockfile and this file; a build whose inputs are unchanged is reused.
  *
- * `node scripts/bundle.ts` builds when needed and prints the entry's path.
+ * `node scripts/bundle.ts` builds when needed and prints the entry's path, on stderr:
+ * as `npm start`'s prestart, its stdout is the service's log stream.
  */
 import { createHash } from "node:crypto"
 import * as Fs from "node:fs"
@@ -115,5 +116,5 @@ export const bundleService = async (): Promise<string> => {
 }
 
 if (import.meta.main) {
-  console.log(await bundleService())
+  console.error(await bundleService())
 }
