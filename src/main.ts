@@ -4,7 +4,9 @@
  *
  * Its imports are dynamic, after the embedded store has begun to open: ESM loads a
  * module's whole static graph before it runs any of it, and loading the service takes
- * about as long as opening PGlite on its thread, so begun first the two overlap.
+ * about as long as opening PGlite on its thread, so begun first the two overlap. Effect's
+ * modules are imported one by one, not through a barrel such as `effect`: a barrel
+ * imported dynamically is its whole namespace, which no bundler can trim.
  */
 import type { LogLevel } from "effect"
 import { randomBytes } from "node:crypto"
@@ -21,9 +23,21 @@ const embeddedOpening = (env["STORE"] ?? (env["DATABASE_URL"] === undefined ? "e
 
 const [
   NodeRuntime,
-  { Cause, Config, Console, Duration, Effect, Exit, Layer, Option, Predicate, Redacted, References, Schema },
-  { HttpMiddleware, HttpRouter },
-  { RateLimiter },
+  Cause,
+  Config,
+  Console,
+  Duration,
+  Effect,
+  Exit,
+  Layer,
+  Option,
+  Predicate,
+  Redacted,
+  References,
+  Schema,
+  HttpMiddleware,
+  HttpRouter,
+  RateLimiter,
   ApiKeyAdminLocal,
   ApiKeysCached,
   HttpApp,
@@ -39,9 +53,21 @@ const [
   { IdempotentCreates }
 ] = await Promise.all([
   import("@effect/platform-node/NodeRuntime"),
-  import("effect"),
-  import("effect/http"),
-  import("effect/persistence"),
+  import("effect/Cause"),
+  import("effect/Config"),
+  import("effect/Console"),
+  import("effect/Duration"),
+  import("effect/Effect"),
+  import("effect/Exit"),
+  import("effect/Layer"),
+  import("effect/Option"),
+  import("effect/Predicate"),
+  import("effect/Redacted"),
+  import("effect/References"),
+  import("effect/Schema"),
+  import("effect/http/HttpMiddleware"),
+  import("effect/http/HttpRouter"),
+  import("effect/persistence/RateLimiter"),
   import("./adapters/apikeys/ApiKeyAdminLocal.ts"),
   import("./adapters/apikeys/ApiKeysCached.ts"),
   import("./adapters/http/server/HttpApp.ts"),
