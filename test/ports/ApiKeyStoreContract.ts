@@ -139,6 +139,11 @@ export const apiKeyStoreContract = (name: string, store: Layer.Layer<ApiKeyStore
           const keys = yield* Layer.buildWithScope(ApiKeysCached.layer([Redacted.make("fixed-env-key")]), scope)
           const verify = (key: Redacted.Redacted<string>) => Context.get(keys, ApiKeys).verify(key)
           const accepted = (key: Redacted.Redacted<string>) => Effect.map(verify(key), (caller) => Option.isSome(caller))
+          // Asked at once, before the fixed key's id is derived (tens of ms): it waits for it.
+          assert.deepStrictEqual(
+            Option.map(yield* verify(Redacted.make("fixed-env-key")), (c) => /^env-[0-9a-f]{12}$/.test(c.keyId)),
+            Option.some(true)
+          )
 
           const reader = yield* admin.create({ name: KeyName.make("verified"), scope: "read", lifetime: undefined })
           yield* eventually(accepted(reader.key), "a new key accepted")

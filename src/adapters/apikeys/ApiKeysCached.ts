@@ -1,5 +1,5 @@
 import { timingSafeEqual } from "node:crypto"
-import { Clock, DateTime, Duration, Effect, Layer, Option, Redacted, Schedule, Semaphore, Stream } from "effect"
+import { Clock, DateTime, Duration, Effect, Fiber, Layer, Option, Redacted, Schedule, Semaphore, Stream } from "effect"
 import type { StoreUnavailable } from "../../domain/Errors.ts"
 import type { ApiKey } from "../../domain/keys/ApiKey.ts"
 import { Caller } from "../../domain/keys/Caller.ts"
@@ -7,7 +7,7 @@ import { parseKeyId } from "../../domain/keys/KeyFormat.ts"
 import type { KeyId } from "../../domain/keys/KeyId.ts"
 import { ApiKeys } from "../../ports/ApiKeys.ts"
 import { ApiKeyStore } from "../../ports/ApiKeyStore.ts"
-import { matchStatic, staticKeys } from "./ApiKeysStatic.ts"
+import { matchStatic, type StaticKey, staticKeys } from "./ApiKeysStatic.ts"
 import { digestOf } from "./KeyIssuer.ts"
 
 /** How often the whole key list is read again, whatever the change feed said: the safety net. */
@@ -49,7 +49,10 @@ const entryOf = (key: ApiKey): Entry => ({
 export const make = (fixed: ReadonlyArray<Redacted.Redacted<string>>) =>
   Effect.gen(function*() {
     const store = yield* ApiKeyStore
-    const accepted = staticKeys(fixed)
+    // Derived while the key list loads and the service goes on starting; a verification
+    // that comes first waits for it.
+    const deriving = yield* Effect.forkScoped(staticKeys(fixed))
+    let accepted: ReadonlyArray<StaticKey> | undefined
     let entries = new Map<KeyId, Entry>()
     const used = new Map<KeyId, number>()
 
@@ -87,9 +90,9 @@ export const make = (fixed: ReadonlyArray<Redacted.Redacted<string>>) =>
     yield* Effect.addFinalizer(() => flush)
 
     const touchInterval = Duration.toMillis(TOUCH_INTERVAL)
-    const check = (key: string, now: number): Option.Option<Caller> => {
+    const check = (fixedKeys: ReadonlyArray<StaticKey>, key: string, now: number): Option.Option<Caller> => {
       const presented = digestOf(key)
-      const fixedCaller = matchStatic(accepted, presented)
+      const fixedCaller = matchStatic(fixedKeys, presented)
       const id = parseKeyId(key)
       const entry = Option.isSome(id) ? entries.get(id.value) : undefined
       const matches = timingSafeEqual(entry?.digest ?? NO_DIGEST, presented)
@@ -103,9 +106,14 @@ export const make = (fixed: ReadonlyArray<Redacted.Redacted<string>>) =>
       return Option.fromUndefinedOr(fixedCaller)
     }
 
+    const verifyWith = (fixedKeys: ReadonlyArray<StaticKey>, key: Redacted.Redacted<string>) =>
+      Effect.map(Clock.currentTimeMillis, (now) => check(fixedKeys, Redacted.value(key), now))
+
     return ApiKeys.of({
       verify: Effect.fn("ApiKeys.verify")((key: Redacted.Redacted<string>) =>
-        Effect.map(Clock.currentTimeMillis, (now) => check(Redacted.value(key), now))
+        accepted !== undefined
+          ? verifyWith(accepted, key)
+          : Effect.flatMap(Fiber.join(deriving), (derived) => verifyWith(accepted = derived, key))
       )
     })
   })
