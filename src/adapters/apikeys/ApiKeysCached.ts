@@ -113,7 +113,10 @@ export const make = (fixed: ReadonlyArray<Redacted.Redacted<string>>) =>
       verify: Effect.fn("ApiKeys.verify")((key: Redacted.Redacted<string>) =>
         accepted !== undefined
           ? verifyWith(accepted, key)
-          : Effect.flatMap(Fiber.join(deriving), (derived) => verifyWith(accepted = derived, key))
+          : Effect.flatMap(Fiber.join(deriving), (derived) => {
+            accepted = derived
+            return verifyWith(derived, key)
+          })
       )
     })
   })
