@@ -18,7 +18,7 @@
  *   instructions
  *            instructions per request under valgrind's callgrind (repeatable within about 4%,
  *            unlike req/s on shared cores): Animal Store on memory vs the Effect floor,
- *            Fastify and the reference on a Map, for a list and a create; about 5 minutes,
+ *            Fastify and the reference on a Map, for a list and a create; about 4.5 minutes,
  *            so not in --quick unless --sections names it; left out without valgrind
  *
  * Flags (npm run bench -- <flags>):
