@@ -1,9 +1,9 @@
 /**
  * Instructions per request, counted by valgrind's callgrind. Requests per second and CPU
  * time on two shared cores moved by a factor of two between runs of the same code; an
- * instruction count moves by about 4% at most, whatever else the machine does. So it
- * shows what each server's own code costs per request, and changes of 5% or more that
- * runs over HTTP cannot resolve.
+ * instruction count moves by about 5% (the Effect floor's by up to 15%), whatever else the
+ * machine does. So it shows what each server's own code costs per request, and changes
+ * that runs over HTTP cannot resolve.
  *
  * Each server runs under callgrind with counting off. After seeding and a warm-up,
  * counting is switched on (`callgrind_control -i on`) for a fixed number of requests of
@@ -195,7 +195,7 @@ export const instructionsSection = async (options: InstructionsOptions): Promise
     )
   )
   report.say(
-    "   Ratios above 1x: the server executes more instructions per request. Counts repeat within about 4% from run to run;"
+    "   Ratios above 1x: the server executes more instructions per request. Counts repeated within about 5% from run to run (the Effect floor's within 15%);"
   )
   report.say("   they leave out time spent waiting (the kernel's socket work is not counted either).")
   return { perRequest: counts, requests: options.requests, warmupRequests: options.warmupRequests }

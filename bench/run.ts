@@ -16,7 +16,7 @@
  *   memory   heap per 100k pets: memory adapter vs a plain Map
  *   hostile  cost of rejecting large/invalid bodies; /healthz latency under a 1 MiB flood
  *   instructions
- *            instructions per request under valgrind's callgrind (repeatable within about 4%,
+ *            instructions per request under valgrind's callgrind (repeatable within about 5%,
  *            unlike req/s on shared cores): Animal Store on memory vs the Effect floor,
  *            Fastify and the reference on a Map, for a list and a create; about 4.5 minutes,
  *            so not in --quick unless --sections names it; left out without valgrind
