@@ -193,7 +193,8 @@ const services = (config: AppConfig) =>
   ).pipe(Layer.provide(store(config)))
 
 // Buckets in this process, or in Redis so that every instance shares them. A Redis that
-// stops answering costs a request at most REDIS_TIMEOUT before it goes on unlimited;
+// stops answering costs a request at most REDIS_TIMEOUT before it goes on unlimited, and
+// only until the adapter's circuit opens (RateLimitsTokenBucket.CIRCUIT_FAILURES in a row);
 // node-redis's own reconnect warnings are muted, the adapter says it once per outage.
 const REDIS_TIMEOUT = Duration.millis(250)
 const rateLimiterStore = (config: AppConfig) =>

@@ -4,6 +4,7 @@
  * instances through one Redis; and serving on, unlimited, while that Redis is away.
  */
 import { afterAll, afterEach, describe, expect, it } from "vitest"
+import { RateLimitsTokenBucket } from "../../src/adapters/ratelimits/index.ts"
 import { redisAvailable, startRedis } from "../adapters/ratelimits/RedisServer.ts"
 import { type HttpResult, killAll, removeTempDirs, type ServiceProcess, startService } from "./ServiceProcess.ts"
 
@@ -151,5 +152,66 @@ describe.skipIf(!redisAvailable)("rate limits shared through Redis", () => {
     expect((await readyz(a)).json.checks["rateLimits"]).toBe("ok")
     // The new Redis starts with full buckets.
     expect((await a.request("GET", "/v1/pets", { apiKey: KEY_B })).headers.get("ratelimit")).toMatch(/^"key";r=5;/)
+  })
+})
+
+describe.skipIf(!redisAvailable)("rate limits with Redis frozen (SIGSTOP)", () => {
+  it("after a few timeouts the circuit opens: requests and /readyz stop waiting for Redis; after SIGCONT limits apply again", async () => {
+    const redis = await startRedis()
+    const service = await start({ REDIS_URL: redis.url, RATE_LIMIT: "8/60s" })
+    const first = await service.request("GET", "/v1/pets", { apiKey: KEY_A })
+    expect(first.headers.get("ratelimit")).toMatch(/^"key";r=7;/)
+
+    redis.pause()
+    try {
+      // Each of these waits for Redis until the timeout, then goes on unlimited.
+      const opening = await times(
+        RateLimitsTokenBucket.CIRCUIT_FAILURES,
+        () => service.request("GET", "/v1/pets", { apiKey: KEY_A })
+      )
+      expect(opening.map((result) => result.status)).toEqual(Array(RateLimitsTokenBucket.CIRCUIT_FAILURES).fill(200))
+
+      // Open: 20 requests in a row would take 20 × 250 ms if each still waited for Redis.
+      const started = performance.now()
+      const served = await times(20, () => service.request("GET", "/v1/pets", { apiKey: KEY_A }))
+      const elapsed = performance.now() - started
+      expect(served.map((result) => result.status)).toEqual(Array(20).fill(200))
+      expect(served.every((result) => result.headers.get("ratelimit") === null)).toBe(true)
+      expect(elapsed).toBeLessThan(1_500)
+
+      const readyzMillis = []
+      for (let i = 0; i < 5; i++) {
+        const before = performance.now()
+        const ready = await readyz(service)
+        readyzMillis.push(performance.now() - before)
+        expect(ready.status).toBe(200)
+        expect(ready.json.status).toBe("ready")
+        expect(ready.json.checks["rateLimits"]).toMatch(/^degraded: no answer within 250/)
+      }
+      const readyzTimes = readyzMillis.map((ms) => ms.toFixed(1)).join(", ")
+      console.info(`frozen Redis, circuit open: 20 requests in ${elapsed.toFixed(0)} ms, /readyz in ${readyzTimes} ms`)
+      // The issue asks for 50 ms; the bound leaves room for a loaded machine, still under the 250 ms timeout.
+      expect(Math.max(...readyzMillis)).toBeLessThan(200)
+    } finally {
+      redis.resume()
+    }
+
+    // A probe closes the circuit within about a second; then the bucket is drawn from again, down to a 429.
+    let refused: HttpResult | undefined
+    const deadline = Date.now() + 15_000
+    while (refused === undefined && Date.now() < deadline) {
+      const result = await service.request("GET", "/v1/pets", { apiKey: KEY_A })
+      if (result.status === 429) refused = result
+      else await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    expect(refused?.status).toBe(429)
+    expect((await readyz(service)).json.checks["rateLimits"]).toBe("ok")
+    const outageLines = service.logLines().map((line) => String(line["message"])).filter((message) =>
+      message.startsWith("Rate limits")
+    )
+    expect(outageLines).toEqual([
+      "Rate limits not applied until the store answers again: no answer within 250ms",
+      "Rate limits applied again: the store answers"
+    ])
   })
 })

@@ -1,5 +1,5 @@
-import { Duration, Effect, Layer } from "effect"
-import { RateLimiter } from "effect/persistence"
+import { Cause, Duration, Effect, Exit, Layer, Option } from "effect"
+import { CircuitBreaker, RateLimiter } from "effect/persistence"
 import type { RateLimitDecision, RateLimitHealth, RateLimitPolicy, RateLimitSubject } from "../../ports/RateLimits.ts"
 import { RateLimits } from "../../ports/RateLimits.ts"
 
@@ -8,10 +8,29 @@ export interface Options {
   readonly policies: { readonly [S in RateLimitSubject]: RateLimitPolicy }
   /**
    * Longest wait for the store (a remote one); past it the request goes on unlimited, as
-   * when the store refuses. None: wait as long as it takes (the memory store never waits).
+   * when the store refuses. With a timeout the store is also called through a circuit
+   * (CIRCUIT_FAILURES, CIRCUIT_OPEN_FOR). None: wait as long as it takes, no circuit (the
+   * memory store never waits nor fails).
    */
   readonly timeout?: Duration.Input | undefined
 }
+
+/**
+ * Store failures in a row, timeouts included, that open the circuit. One can be a blip (a
+ * reconnect, one slow answer); three in a row is a store that is away. Opening wrongly
+ * costs at most CIRCUIT_OPEN_FOR unlimited; not opening costs every request the timeout.
+ */
+export const CIRCUIT_FAILURES = 3
+
+/**
+ * How long an open circuit skips the store before one probe asks it again. Requests go on
+ * unlimited meanwhile, so the limits return at most this long after the store does; a
+ * probe a second keeps what a frozen store leaves unanswered on its connection small.
+ */
+export const CIRCUIT_OPEN_FOR = Duration.seconds(1)
+
+// The one circuit: every bucket lives in the same store.
+const CIRCUIT = "rate-limit-store"
 
 // The probe that tells /readyz the store answers again; its bucket is never empty.
 const PROBE = { algorithm: "token-bucket", key: "health:probe", limit: 1_000_000, window: "1 second" } as const
@@ -22,13 +41,16 @@ const seconds = (millis: number) => Math.max(0, Math.ceil(millis / 1000))
  * Token buckets on effect's RateLimiter, over whichever RateLimiterStore it is given: the
  * memory store for one instance, the Redis store to share the buckets between instances.
  * A store failure lets the request through: it is logged once when the outage starts and
- * once when it ends, not per request, and `health` names it meanwhile.
+ * once when it ends, not per request, and `health` names it meanwhile. With a timeout (a
+ * remote store), CIRCUIT_FAILURES failures in a row open a circuit: requests then skip the
+ * store and go on unlimited at once, until a probe in the background finds it answering.
  */
 export const layer = (options: Options): Layer.Layer<RateLimits, never, RateLimiter.RateLimiter> =>
   Layer.effect(
     RateLimits,
     Effect.gen(function*() {
       const limiter = yield* RateLimiter.RateLimiter
+      const scope = yield* Effect.scope
       const { policies } = options
       // What does not change per request is made once.
       const settings = {
@@ -50,6 +72,23 @@ export const layer = (options: Options): Layer.Layer<RateLimits, never, RateLimi
             )
         })
 
+      // The circuit's state is kept in this process: the store it guards is what may be away.
+      const breaker = options.timeout === undefined ? undefined : yield* CircuitBreaker.make({
+        tripPolicy: CircuitBreaker.consecutive(CIRCUIT_FAILURES),
+        openDuration: CIRCUIT_OPEN_FOR
+      }).pipe(Effect.provide(CircuitBreaker.layerStoreMemory()))
+
+      // A store call, bounded, and refused at once (CircuitBreakerError) while the circuit is open.
+      const ask = <A>(effect: Effect.Effect<A, RateLimiter.RateLimiterError>) =>
+        breaker === undefined
+          ? guarded(effect)
+          : breaker.execute(guarded(effect), { key: CIRCUIT, classify: storeOutcome })
+
+      // Closed without a breaker; the memory store behind the breaker never fails.
+      const circuit: Effect.Effect<CircuitBreaker.State> = breaker === undefined
+        ? Effect.succeed({ _tag: "Closed", key: CIRCUIT })
+        : Effect.orDie(breaker.state(CIRCUIT))
+
       const storeFailed = (error: RateLimiter.RateLimitStoreError) =>
         Effect.suspend(() => {
           const started = outage === undefined
@@ -65,9 +104,35 @@ export const layer = (options: Options): Layer.Layer<RateLimits, never, RateLimi
         return Effect.logInfo("Rate limits applied again: the store answers")
       })
 
-      const consume = (subject: RateLimitSubject, id: string) => {
+      // The store is asked again by one probe at a time, in the background, so that no
+      // request and no /readyz waits for a store that has stopped answering. While the
+      // circuit is open the breaker refuses the probe; once the open time has passed it is
+      // the half-open probe, and its answer closes the circuit or opens it again.
+      let probing = false
+      const probe = ask(limiter.consume(PROBE)).pipe(
+        Effect.matchEffect({
+          onSuccess: () => storeAnswered,
+          onFailure: (error) =>
+            error._tag === "CircuitBreakerError"
+              ? Effect.void
+              : error.reason._tag === "RateLimitStoreError"
+              ? storeFailed(error.reason)
+              : storeAnswered
+        }),
+        Effect.ensuring(Effect.sync(() => {
+          probing = false
+        }))
+      )
+      const probeIfDue = (state: CircuitBreaker.State) =>
+        Effect.suspend(() => {
+          if (probing || (state._tag === "Open" && Duration.isPositive(state.retryAfter))) return Effect.void
+          probing = true
+          return Effect.asVoid(Effect.forkIn(probe, scope))
+        })
+
+      const take = (subject: RateLimitSubject, id: string) => {
         const bucket = settings[subject]
-        return guarded(limiter.consume({ ...bucket.consume, key: `${subject}:${id}` })).pipe(
+        return ask(limiter.consume({ ...bucket.consume, key: `${subject}:${id}` })).pipe(
           Effect.matchEffect({
             onSuccess: (result): Effect.Effect<RateLimitDecision | undefined> => {
               // After a take the bucket is never full: the next request is regained one refill after the last.
@@ -81,7 +146,9 @@ export const layer = (options: Options): Layer.Layer<RateLimits, never, RateLimi
               return outage === undefined ? Effect.succeed(decision) : Effect.as(storeAnswered, decision)
             },
             onFailure: (error) =>
-              error.reason._tag === "RateLimitExceeded"
+              error._tag === "CircuitBreakerError"
+                ? Effect.succeed(undefined)
+                : error.reason._tag === "RateLimitExceeded"
                 ? Effect.succeed<RateLimitDecision | undefined>({
                   allowed: false,
                   policy: bucket.policy,
@@ -93,20 +160,21 @@ export const layer = (options: Options): Layer.Layer<RateLimits, never, RateLimi
         )
       }
 
+      const consume = breaker === undefined ? take : (subject: RateLimitSubject, id: string) =>
+        Effect.flatMap(
+          circuit,
+          (state): Effect.Effect<RateLimitDecision | undefined> =>
+            state._tag === "Closed" ? take(subject, id) : Effect.as(probeIfDue(state), undefined)
+        )
+
+      // What the store last said; during an outage it also starts a probe, so /readyz
+      // notices the store's return without any request.
       const ok: RateLimitHealth = { _tag: "Ok" }
-      const health = Effect.suspend((): Effect.Effect<RateLimitHealth> =>
-        outage === undefined
-          ? Effect.succeed(ok)
-          : guarded(limiter.consume(PROBE)).pipe(
-            Effect.matchEffect({
-              onSuccess: () => Effect.as(storeAnswered, ok),
-              onFailure: (error): Effect.Effect<RateLimitHealth> =>
-                error.reason._tag === "RateLimitStoreError"
-                  ? Effect.as(storeFailed(error.reason), { _tag: "Degraded", reason: describe(error.reason) })
-                  : Effect.as(storeAnswered, ok)
-            })
-          )
-      )
+      const health = Effect.suspend((): Effect.Effect<RateLimitHealth> => {
+        if (outage === undefined) return Effect.succeed(ok)
+        const degraded: RateLimitHealth = { _tag: "Degraded", reason: outage }
+        return Effect.as(Effect.flatMap(circuit, probeIfDue), degraded)
+      })
 
       return RateLimits.of({ policies, consume, health })
     })
@@ -122,6 +190,13 @@ const bucketOf = (policy: RateLimitPolicy) => ({
     window: Duration.seconds(policy.windowSeconds)
   } as const
 })
+
+// A refusal (limit exceeded) is an answer: only a store error or a timeout counts against the store.
+const storeOutcome = (exit: Exit.Exit<unknown, RateLimiter.RateLimiterError>): CircuitBreaker.Outcome =>
+  Exit.isSuccess(exit) ||
+    Option.exists(Cause.findErrorOption(exit.cause), (error) => error.reason._tag === "RateLimitExceeded")
+    ? CircuitBreaker.success
+    : CircuitBreaker.failure()
 
 // "Failed to execute tokenBucket rate limiting command: The client is closed"
 const describe = (error: RateLimiter.RateLimitStoreError): string => {

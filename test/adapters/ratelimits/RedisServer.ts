@@ -1,7 +1,8 @@
 /**
  * A throwaway `redis-server` on a free port, started and stopped by the test itself
  * (never the system's Redis on 6379): no persistence, bound to 127.0.0.1. `kill` and
- * `start` again on the same port simulate an outage and its end.
+ * `start` again on the same port simulate an outage and its end; `pause` and `resume`
+ * (SIGSTOP, SIGCONT) one where Redis keeps its connections but stops answering.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import { createServer } from "node:net"
@@ -63,6 +64,16 @@ export class RedisServer {
         reject(new Error(`redis-server exited with ${code}:\n${output}`))
       })
     })
+  }
+
+  /** Freezes the server (SIGSTOP): connections stay open, nothing is answered. */
+  pause(): void {
+    this.#child?.kill("SIGSTOP")
+  }
+
+  /** Lets a paused server go on (SIGCONT). Harmless on one that is not paused. */
+  resume(): void {
+    this.#child?.kill("SIGCONT")
   }
 
   /** SIGKILLs the server and waits until it is gone. */
