@@ -16,6 +16,7 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Cause, Config, Console, Effect, Exit, Layer, Option, Schema } from "effect"
 import { CliError, Command } from "effect/cli"
+import { readFileSync } from "node:fs"
 import * as ApiKeyAdminLocal from "./adapters/apikeys/ApiKeyAdminLocal.ts"
 import * as EmbeddedDatabase from "./adapters/embedded/EmbeddedDatabase.ts"
 import * as AdminFile from "./adapters/http/admin/AdminFile.ts"
@@ -26,7 +27,8 @@ import { AppConfig } from "./AppConfig.ts"
 import * as KeysCommand from "./cli/KeysCommand.ts"
 import { InvalidInput } from "./domain/Errors.ts"
 
-const VERSION = "1.0.0"
+// Written only in package.json, one directory up from src/ and from dist/ alike.
+const VERSION = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { readonly version: string }).version
 
 const keyAdmin = (config: AppConfig) =>
   Layer.unwrap(Effect.gen(function*() {

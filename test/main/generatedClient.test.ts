@@ -1,6 +1,6 @@
 /**
- * The README's client recipe, run as written: its three files (generate-types.ts,
- * client.ts, example.ts) are taken from README.md, the types are generated with
+ * The documented client recipe, run as written: its three files (generate-types.ts,
+ * client.ts, example.ts) are taken from docs/generated-client.md, the types are generated with
  * openapi-typescript from the live service's document, everything is typechecked
  * strictly (int64 fields must be `bigint`), and the example round-trips
  * 9007199254740993 through the real server.
@@ -17,11 +17,13 @@ const run = promisify(execFile)
 const API_KEY = "client-key"
 const FILES = ["generate-types.ts", "client.ts", "example.ts"] as const
 
-/** The README's ```ts block whose first line is `// <name>…`. */
-const readmeBlock = (readme: string, name: string): string => {
-  const block = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!)
+const RECIPE = "docs/generated-client.md"
+
+/** The recipe's ```ts block whose first line is `// <name>…`. */
+const recipeBlock = (recipe: string, name: string): string => {
+  const block = [...recipe.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!)
     .find((code) => code.startsWith(`// ${name}`))
-  if (block === undefined) throw new Error(`README.md has no ts block starting with // ${name}`)
+  if (block === undefined) throw new Error(`${RECIPE} has no ts block starting with // ${name}`)
   return block
 }
 
@@ -34,8 +36,8 @@ beforeAll(async () => {
   // The project's own packages (openapi-typescript, openapi-fetch, typescript), as the recipe installs them.
   symlinkSync(join(repoRoot, "node_modules"), join(dir, "node_modules"))
   writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module" }))
-  const readme = readFileSync(join(repoRoot, "README.md"), "utf8")
-  for (const file of FILES) writeFileSync(join(dir, file), readmeBlock(readme, file))
+  const recipe = readFileSync(join(repoRoot, RECIPE), "utf8")
+  for (const file of FILES) writeFileSync(join(dir, file), recipeBlock(recipe, file))
 }, 60_000)
 
 afterAll(async () => {
@@ -43,7 +45,7 @@ afterAll(async () => {
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
 })
 
-describe("the README's generated client", () => {
+describe("the documented generated client", () => {
   it("generates bigint types for int64, typechecks strictly, and keeps 9007199254740993 exact through the server", async () => {
     const env = { ...process.env, OPENAPI_URL: `${service.baseUrl}/v1/openapi.json`, BASE_URL: `${service.baseUrl}/v1`, API_KEY }
     await run(nodeBin, ["generate-types.ts"], { cwd: dir, env })

@@ -10,7 +10,7 @@ import * as Path from "node:path"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
 import { createKey, KEY_PATTERN, keysCli } from "./KeysCli.ts"
 import { createDatabase, databaseUrl, dropAllDatabases, postgresAvailable, query } from "./PgAdmin.ts"
-import { eventually, initializedDataDir, killAll, removeTempDirs, type ServiceProcess, startService } from "./ServiceProcess.ts"
+import { eventually, initializedDataDir, killAll, removeTempDirs, repoRoot, type ServiceProcess, startService } from "./ServiceProcess.ts"
 
 afterEach(killAll)
 afterAll(async () => {
@@ -101,6 +101,15 @@ describe("embedded store", () => {
     expect(await statusOf(third, offline, "GET")).toBe(200)
     await third.stop()
   }, 120_000)
+})
+
+describe("the command itself", () => {
+  it("--version prints the package's version, as package.json states it", async () => {
+    const { version } = JSON.parse(Fs.readFileSync(Path.join(repoRoot, "package.json"), "utf8")) as { version: string }
+    const result = await keysCli(["--version"], {})
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout.trim()).toBe(`animal-store-keys v${version}`)
+  }, 30_000)
 })
 
 describe("memory store", () => {

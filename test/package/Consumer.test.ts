@@ -28,10 +28,9 @@ const run = (command: string, args: ReadonlyArray<string>, cwd: string): string 
   }
 }
 
-const readmeExamples = (): Array<string> => {
-  const readme = readFileSync(join(repo, "README.md"), "utf8")
-  const section = readme.slice(readme.indexOf("## Embedding"), readme.indexOf("## Architecture"))
-  return [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!)
+const embeddingExamples = (): Array<string> => {
+  const guide = readFileSync(join(repo, "docs", "embedding.md"), "utf8")
+  return [...guide.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!)
 }
 
 describe("the packed package in a consumer project outside the repo", () => {
@@ -56,10 +55,10 @@ describe("the packed package in a consumer project outside the repo", () => {
       }, null, 2))
       copyFileSync(join(fixture, "consumer.ts"), join(project, "consumer.ts"))
       copyFileSync(join(fixture, "tsconfig.json"), join(project, "tsconfig.json"))
-      // The README's embedding examples are typechecked beside it, so they cannot rot.
-      const examples = readmeExamples()
+      // The embedding guide's examples are typechecked beside it, so they cannot rot.
+      const examples = embeddingExamples()
       expect(examples.length).toBeGreaterThanOrEqual(3)
-      examples.forEach((code, i) => writeFileSync(join(project, `readme-example-${i + 1}.ts`), code))
+      examples.forEach((code, i) => writeFileSync(join(project, `embedding-example-${i + 1}.ts`), code))
 
       run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--ignore-scripts"], project)
       // Consumers import only the public entry points: no deep path resolves.

@@ -84,6 +84,13 @@ describe("OpenAPI document (GET /v1/openapi.json)", () => {
     expect(doc["info"]?.["version"]).toBe("1.0.0")
   })
 
+  it("versions the HTTP interface, not the package: its major version is the /v1 of every path", () => {
+    const version = doc["info"]?.["version"] as string
+    const servers = doc["servers"] as Array<Json>
+    // The package's version is its own (2.0.0 for changes only embedders see): docs/decisions/0012-api-version.md.
+    expect(servers[0]?.["url"]).toBe(`/v${version.split(".")[0]}`)
+  })
+
   it("lists the production and staging base addresses it was given, each ending in /v1", () => {
     const servers = doc["servers"] as Array<Json>
     // First the relative address of the instance itself, which docs pages call by default.

@@ -1,6 +1,6 @@
 // A service that embeds Animal Store, written only against the package's public entry
 // points. The package test installs the packed tarball next to this file, typechecks and
-// runs it. README "Embedding" shows the same three uses.
+// runs it. docs/embedding.md shows the same three uses.
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { ApiKeysStatic } from "animal-store/apikeys"
 import { AnimalStoreClient } from "animal-store/client"

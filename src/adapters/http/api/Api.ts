@@ -22,6 +22,7 @@ export class Api extends HttpApi.make("animal-store")
   ])
   .annotateMerge(OpenApi.annotations({
     title: "Animal Store",
+    // The HTTP interface's version, which /v1 carries; not the package's (docs/decisions/0012-api-version.md).
     version: "1.0.0",
     license: { name: "MIT", identifier: "MIT" },
     description: "A store's catalogue of animals, and orders for them. All operations need `Authorization: Bearer <API key>`.",
