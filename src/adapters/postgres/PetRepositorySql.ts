@@ -76,7 +76,7 @@ export const pageStatement = (
 
 /**
  * The inventory query. Exported so a test can EXPLAIN it: it sums the 16 rows of
- * `pet_counts`, which a trigger keeps in each change's own transaction (migration 0006),
+ * `pet_counts`, which triggers keep in each change's own transaction (migration 0006),
  * and never reads `pets`. One statement, so the counts are of one snapshot.
  */
 export const inventoryStatement = (sql: SqlClient.SqlClient) =>
