@@ -13,6 +13,9 @@
  *            Animal Store's spawn-to-first-200 per store
  *   scale    PostgreSQL keyset paging through the HTTP API with 10^3 and 10^6 pets: first
  *            page vs a page 90% deep, unfiltered and by status
+ *   inventory
+ *            the inventory vs a get by id, at 1,000 and 200,000 pets, per store (memory,
+ *            embedded, postgres): it should cost about a get at any size
  *   memory   heap per 100k pets: memory adapter vs a plain Map
  *   hostile  cost of rejecting large/invalid bodies; /healthz latency under a 1 MiB flood
  *   instructions
@@ -45,6 +48,7 @@ import { parseArgs } from "node:util"
 import type { BodyName } from "./bodies.ts"
 import { httpSection } from "./http.ts"
 import { instructionsSection } from "./instructions.ts"
+import type { InventoryArgs, InventoryResult, InventoryRow } from "./inventory.ts"
 import {
   BENCH_DIR,
   cpuMillisOf,
@@ -58,7 +62,7 @@ import {
 } from "./lib.ts"
 import type { LoadArgs, LoadResult } from "./loadgen.ts"
 import type { MemoryKind, MemoryResult } from "./memory.ts"
-import { checkPgServer, dropDatabase } from "./pg-admin.ts"
+import { checkPgServer, createDatabase, dropDatabase } from "./pg-admin.ts"
 import { makeReport } from "./report.ts"
 import type { RepositoryArgs, RepositoryResult, RepositoryRow } from "./repository.ts"
 import { scaleSection } from "./scale.ts"
@@ -78,7 +82,7 @@ const { values: flags } = parseArgs({
   }
 })
 const QUICK = flags.quick
-const ALL_SECTIONS = ["repo", "http", "scale", "memory", "hostile", "instructions"]
+const ALL_SECTIONS = ["repo", "http", "scale", "inventory", "memory", "hostile", "instructions"]
 const SECTIONS = new Set((flags.sections ?? (QUICK ? "http,scale" : ALL_SECTIONS.join(","))).split(",").map((s) => s.trim()))
 for (const name of SECTIONS) {
   if (!ALL_SECTIONS.includes(name)) {
@@ -106,6 +110,11 @@ const SCALE = {
   rounds: QUICK ? 2 : 3,
   seconds: QUICK ? 0.75 : 2,
   warmupSeconds: QUICK ? 0.25 : 0.5
+}
+const INVENTORY = {
+  sizes: [1_000, 200_000],
+  calls: QUICK ? 1_000 : 2_000,
+  budgetMs: QUICK ? 3_000 : 6_000
 }
 const PG_URL = process.env["BENCH_PG_URL"] ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const API_KEY = "bench-key-0123456789abcdef"
@@ -280,6 +289,60 @@ const scaleSectionRun = async () => {
   const pgUrl = await usablePgUrl("scale")
   if (pgUrl === undefined) return
   output["scale"] = await scaleSection({ report, work, apiKey: API_KEY, pgUrl, ...SCALE })
+}
+
+// ---------------------------------------------------------------------------------------
+// 3b. The inventory against a get, as the catalogue grows (inventory.ts)
+
+const inventorySection = async () => {
+  const sizes = INVENTORY.sizes.map((size) => size.toLocaleString("en-US")).join(" and ")
+  report.heading(`Inventory vs get by id (${sizes} pets, sequential calls, one process per store)`)
+  const rows: Array<InventoryRow> = []
+  const run = async (args: Omit<InventoryArgs, "resultPath" | "sizes" | "calls" | "budgetMs">) => {
+    const resultPath = resultFile(`inventory-${args.adapter}`)
+    say(`   running ${args.adapter} ...`)
+    const child = await runNodeChild<InventoryResult>({
+      script: "inventory.ts",
+      arg: { ...args, ...INVENTORY, resultPath } satisfies InventoryArgs,
+      resultPath,
+      timeoutMs: 300_000
+    })
+    if (child.result === undefined) {
+      const why = child.timedOut ? "timed out" : `exit ${child.exit}`
+      note(`inventory/${args.adapter} produced no result (${why}): ${child.stderr.trim().split("\n").slice(-5).join(" | ")}`)
+    } else rows.push(...child.result.rows)
+  }
+  await run({ adapter: "memory" })
+  await run({ adapter: "embedded", dataDir: join(work, "inventory-pglite") })
+  const pgUrl = await usablePgUrl("inventory")
+  if (pgUrl !== undefined) {
+    const db = await createDatabase(pgUrl, "inventory")
+    try {
+      await run({ adapter: "postgres", url: db.url })
+    } finally {
+      await dropDatabase(pgUrl, db.name)
+    }
+  }
+  const smallest = Math.min(...INVENTORY.sizes)
+  report.table(
+    ["store", "pets", "inventory op/s", "get op/s", "inventory / get", "round spread", "rounds", `ratio / ${smallest.toLocaleString("en-US")}-pet ratio`],
+    rows.map((row) => {
+      const small = rows.find((other) => other.adapter === row.adapter && other.pets === smallest)
+      return [
+        row.adapter,
+        row.pets.toLocaleString("en-US"),
+        fmt(row.subjectOpsPerSec),
+        fmt(row.referenceOpsPerSec),
+        fmtRatio(row.ratio),
+        `${fmt(row.ratioMin, 2)}-${fmt(row.ratioMax, 2)}`,
+        String(row.rounds),
+        row.pets !== smallest && small !== undefined ? fmtRatio(row.ratio / small.ratio) : ""
+      ]
+    })
+  )
+  say("   inventory / get = median over interleaved rounds (ABBA) of inventory time / get time for the same number")
+  say("   of calls; the last column is how much that ratio grew with the catalogue (1.0x: not at all).")
+  output["inventory"] = { ...INVENTORY, rows }
 }
 
 const instructionsSectionRun = async () => {
@@ -522,6 +585,7 @@ const main = async () => {
     ["repo", repositorySection],
     ["http", httpSectionRun],
     ["scale", scaleSectionRun],
+    ["inventory", inventorySection],
     ["memory", memorySection],
     ["hostile", hostileSection],
     ["instructions", instructionsSectionRun]
@@ -557,7 +621,8 @@ const main = async () => {
       sections: [...SECTIONS],
       quick: QUICK,
       http: HTTP,
-      scale: SCALE
+      scale: SCALE,
+      inventory: INVENTORY
     },
     ...output,
     notes: report.notes(),

@@ -4,6 +4,9 @@
  * process, `kill -9` half-way through the load, a restart on the same data, the rest of
  * the load; then every acknowledged pet must be present and identical, nothing stored
  * twice or in part, and the resident memory is reported for each run of the service.
+ * Throughput and RSS are reported at the start (the first tenth of the operations), in
+ * the middle (the tenth before the kill) and at the end (the last tenth): the store grows
+ * all along, so a request that costs in proportion to it shows as falling throughput.
  *
  * Environment: SOAK_STORES (default "embedded,postgres"), SOAK_OPERATIONS (default
  * 20000), SOAK_CONNECTIONS (default 64); PostgreSQL from TEST_DATABASE_URL or the local

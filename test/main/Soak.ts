@@ -1,9 +1,10 @@
 /**
- * The soak: mixed creates and reads over many keep-alive connections against the
- * real process, a `kill -9` in the middle of the load, a restart on the same data,
- * the rest of the load, and then the proof that every acknowledged pet is present and
- * identical, that nothing was stored twice or in part, and how far the process's
- * resident memory went. `npm run soak` runs the full size (bench/soak.ts); a short
+ * The soak: mixed creates and reads (gets, pages, inventories) over many keep-alive
+ * connections against the real process, a `kill -9` in the middle of the load, a
+ * restart on the same data, the rest of the load, and then the proof that every
+ * acknowledged pet is present and identical, that nothing was stored twice or in part,
+ * how far the process's resident memory went, and whether throughput held as the store
+ * grew (it fell to 39% over 10 minutes while the inventory counted the table). `npm run soak` runs the full size (bench/soak.ts); a short
  * version runs in the tests (soak.test.ts).
  */
 import * as Fs from "node:fs"
@@ -47,6 +48,8 @@ export interface SoakReport {
   readonly restartMs: number
   /** Resident memory of each run of the service under load (undefined off Linux). */
   readonly rss: readonly [RssSummary | undefined, RssSummary | undefined]
+  /** Throughput and resident memory at the start, in the middle (just before the kill) and at the end. */
+  readonly phases: ReadonlyArray<SoakPhase>
   /** Every broken expectation, described; empty when the soak passed. */
   readonly problems: ReadonlyArray<string>
 }
@@ -109,6 +112,17 @@ const rssMiB = (pid: number): number | undefined => {
   }
 }
 
+/** A tenth of the operations: how fast they completed, and the resident memory when they had. */
+export interface SoakPhase {
+  readonly name: "start" | "middle" | "end"
+  /** Operation indexes [from, to). */
+  readonly from: number
+  readonly to: number
+  readonly requestsPerSecond: number
+  /** MiB, the last sample taken by the time the phase's last operation completed (undefined off Linux). */
+  readonly rss: number | undefined
+}
+
 /** First, largest and last resident set size sampled, MiB. */
 export interface RssSummary {
   readonly first: number
@@ -121,12 +135,15 @@ export interface RssSummary {
  * is skipped: the embedded database's start peaks at about twice its working size
  * for a moment, which says nothing about how memory behaves under load.
  */
-const sampleRss = (service: ServiceProcess) => {
+const sampleRss = (service: ServiceProcess, timeline: Array<{ readonly at: number; readonly mib: number }>) => {
   const samples: Array<number> = []
   const since = Date.now() + 1_000
   const timer = setInterval(() => {
     const rss = Date.now() < since ? undefined : rssMiB(service.pid)
-    if (rss !== undefined) samples.push(rss)
+    if (rss !== undefined) {
+      samples.push(rss)
+      timeline.push({ at: Date.now(), mib: rss })
+    }
   }, 200)
   return {
     stop: (): RssSummary | undefined => {
@@ -158,8 +175,11 @@ export const runSoak = async (options: SoakOptions): Promise<SoakReport> => {
   let reads = 0
 
   const started = Date.now()
+  // When each operation completed (ms since the epoch), and every RSS sample, for the phases.
+  const completedAt = new Float64Array(options.operations)
+  const rssTimeline: Array<{ readonly at: number; readonly mib: number }> = []
   let service = await startService({ env, startTimeoutMs: 60_000 })
-  let rss = sampleRss(service)
+  let rss = sampleRss(service, rssTimeline)
   const rssSummaries: Array<RssSummary | undefined> = []
   let next = 0
   let killedAt = 0
@@ -203,6 +223,17 @@ export const runSoak = async (options: SoakOptions): Promise<SoakReport> => {
         }
         return
       }
+      if (i % 10 === 9) {
+        // Between what was acknowledged before asking and everything sent by the answer.
+        const floor = acknowledged.size
+        const answer = await send(target, agent, "GET", "/v1/store/inventory")
+        const counts = answer.body as Record<string, unknown>
+        const total = ["available", "pending", "sold", "none"].reduce((sum, key) => sum + Number(counts[key]), 0)
+        if (answer.status !== 200 || !(total >= floor && total <= creates)) {
+          problem(`inventory: ${answer.status} ${JSON.stringify(answer.body)} with ${floor} acknowledged, ${creates} sent`)
+        }
+        return
+      }
       const status = STATUSES[i % 3] as string
       const answer = await send(target, agent, "GET", i % 2 === 0 ? `/v1/pets?limit=20&status=${status}` : "/v1/pets?limit=20")
       if (answer.status !== 200 || !Array.isArray(answer.body)) {
@@ -232,11 +263,12 @@ export const runSoak = async (options: SoakOptions): Promise<SoakReport> => {
             await service.kill9()
             service = await startService({ env, startTimeoutMs: 60_000 })
             readyAgainAt = Date.now()
-            rss = sampleRss(service)
+            rss = sampleRss(service, rssTimeline)
           })()
           await restarted
         }
         await operation(agent, i, service)
+        completedAt[i] = Date.now()
       }
     } finally {
       agent.destroy()
@@ -272,6 +304,18 @@ export const runSoak = async (options: SoakOptions): Promise<SoakReport> => {
 
   const exit = await service.stop()
   if (exit.code !== 0) problem(`the restarted service exited with ${JSON.stringify(exit)}`)
+  const tenth = Math.max(2, Math.floor(options.operations / 10))
+  const phase = (name: SoakPhase["name"], from: number, to: number): SoakPhase => {
+    const times = Array.from(completedAt.subarray(from, to)).sort((a, b) => a - b)
+    const last = times.at(-1) as number
+    return {
+      name,
+      from,
+      to,
+      requestsPerSecond: ((times.length - 1) * 1000) / Math.max(1, last - (times[0] as number)),
+      rss: rssTimeline.findLast((sample) => sample.at <= last)?.mib
+    }
+  }
   return {
     store: options.store,
     operations: options.operations,
@@ -285,6 +329,11 @@ export const runSoak = async (options: SoakOptions): Promise<SoakReport> => {
     stored: pets.length,
     restartMs,
     rss: [rssSummaries[0], rssSummaries[1]],
+    phases: [
+      phase("start", 0, tenth),
+      phase("middle", Math.max(0, killAt - tenth), killAt),
+      phase("end", options.operations - tenth, options.operations)
+    ],
     problems
   }
 }
@@ -297,5 +346,10 @@ export const describeSoak = (report: SoakReport): string => {
     `${(report.durationMs / 1000).toFixed(1)} s: ${report.creates} creates (${report.acknowledged} acknowledged, ` +
     `${report.unknown} in flight at the kill -9, ${report.unknownStored} of those stored), ${report.reads} reads; ` +
     `back ${report.restartMs} ms after the kill; ${report.stored} stored; RSS ${mib(report.rss[0])} before ` +
-    `the kill, ${mib(report.rss[1])} after; ${report.problems.length === 0 ? "no problem" : `${report.problems.length} problems`}`
+    `the kill, ${mib(report.rss[1])} after; ${report.problems.length === 0 ? "no problem" : `${report.problems.length} problems`}; ` +
+    report.phases.map((phase) =>
+      `${phase.name} (operations ${phase.from}-${phase.to}) ${phase.requestsPerSecond.toFixed(0)} req/s, RSS ${
+        phase.rss === undefined ? "n/a" : `${phase.rss.toFixed(0)} MiB`
+      }`
+    ).join("; ")
 }

@@ -16,7 +16,7 @@ import { PetName } from "../../src/domain/PetName.ts"
 import { PetStatus } from "../../src/domain/PetStatus.ts"
 import { OrderRepository } from "../../src/ports/OrderRepository.ts"
 import { PetRepository } from "../../src/ports/PetRepository.ts"
-import type { ContractOptions } from "./PetRepositoryContract.ts"
+import { type ContractOptions, inventoryByListing } from "./PetRepositoryContract.ts"
 
 const TRANSITION_EVENTS: ReadonlyArray<OrderTransitionEvent> = ["approve", "deliver", "cancel"]
 
@@ -390,6 +390,18 @@ export const orderRepositoryContract = (
             difference(inventoryAfter, inventoryBefore),
             counts([undefined, ...run.pets.map((pet) => pet.status)])
           )
+        }),
+      { timeout, arbitrary }
+    )
+
+    it.effect.prop(
+      "the inventory equals the whole catalogue counted by status, after random creates and order histories",
+      [History],
+      ([history]) =>
+        Effect.gen(function*() {
+          const pets = yield* PetRepository
+          yield* runHistory(history)
+          assert.deepStrictEqual(yield* pets.inventory, yield* inventoryByListing)
         }),
       { timeout, arbitrary }
     )

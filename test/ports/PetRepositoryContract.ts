@@ -6,6 +6,7 @@ import { NewPet } from "../../src/domain/NewPet.ts"
 import type { Pet } from "../../src/domain/Pet.ts"
 import { PetId } from "../../src/domain/PetId.ts"
 import { PetName } from "../../src/domain/PetName.ts"
+import { PAGE_LIMIT_MAX } from "../../src/domain/PetQuery.ts"
 import { PetStatus } from "../../src/domain/PetStatus.ts"
 import { PetRepository } from "../../src/ports/PetRepository.ts"
 
@@ -77,6 +78,16 @@ const pageThrough = (status: PetStatus | undefined, pageSize: number, after: Pet
       cursor = page[page.length - 1]!.id
     }
   })
+
+/**
+ * The inventory as the catalogue itself says it: every pet in the store, listed page by
+ * page, counted by status. What a store's kept counts must always equal.
+ */
+export const inventoryByListing = Effect.gen(function*() {
+  const pets = yield* pageThrough(undefined, PAGE_LIMIT_MAX, PetId.make(0n))
+  const count = (status: PetStatus | undefined) => pets.filter((pet) => pet.status === status).length
+  return { available: count("available"), pending: count("pending"), sold: count("sold"), none: count(undefined) }
+})
 
 /**
  * The behaviour every PetRepository adapter must have. Registered once per
@@ -191,6 +202,13 @@ export const petRepositoryContract = (
           },
           { available: created("available"), pending: created("pending"), sold: created("sold"), none: created(undefined) }
         )
+      }), { timeout, arbitrary })
+
+    it.effect.prop("inventory equals the whole catalogue counted by status, after random creates", [Batch], ([batch]) =>
+      Effect.gen(function*() {
+        const repo = yield* PetRepository
+        yield* Effect.forEach(batch, repo.create, { concurrency: 4 })
+        assert.deepStrictEqual(yield* repo.inventory, yield* inventoryByListing)
       }), { timeout, arbitrary })
 
     it.effect("500 concurrent creates get 500 distinct ids, all readable", () =>

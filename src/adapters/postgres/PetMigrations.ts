@@ -98,6 +98,96 @@ export const loader = Migrator.fromRecord({
       )
     `
     yield* sql`CREATE INDEX idempotency_keys_created_at ON idempotency_keys (created_at)`
+  }),
+  // The inventory, kept by triggers in the transaction of every change to `pets`, so that
+  // reading it sums 16 rows whatever the size of the table (it was a count(*) over it).
+  // - One counter row would make every create wait for the commit of the one before it:
+  //   40 connections inserting pets managed 275–303 a second with one row, against
+  //   1,164–1,222 with no counts and 1,048–1,155 with these 16 rows (2 runs of 5 s each).
+  // - A change counts in the row of its connection (backend pid modulo 16), so concurrent
+  //   connections mostly write different rows, and a transaction locks one counter row
+  //   however many pets it changes: writers cannot deadlock on them. A row's counts may go
+  //   below zero (a pet created on one connection, sold on another); the sums are right.
+  // - Per statement, not per row: a row trigger rewrote the same counter row once per
+  //   pet, and each rewrite walked the versions its own transaction had left, so one
+  //   INSERT ... SELECT of 20,000 pets took 19 s (0.47 s this way, 0.24 s with no counts).
+  // - TRUNCATE skips the others, so it has its own.
+  // The lock keeps writers out between the count of the pets already there and the
+  // triggers taking over; they resume after the commit, and fire the triggers.
+  "0006_count_pets_by_status": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`LOCK TABLE pets IN SHARE ROW EXCLUSIVE MODE`
+    yield* sql`
+      CREATE TABLE pet_counts (
+        slot integer PRIMARY KEY CONSTRAINT pet_counts_slot_range CHECK (slot BETWEEN 0 AND 15),
+        available bigint NOT NULL,
+        pending bigint NOT NULL,
+        sold bigint NOT NULL,
+        none bigint NOT NULL
+      )
+    `
+    yield* sql`
+      INSERT INTO pet_counts (slot, available, pending, sold, none)
+      SELECT 0,
+             count(*) FILTER (WHERE status = 'available'),
+             count(*) FILTER (WHERE status = 'pending'),
+             count(*) FILTER (WHERE status = 'sold'),
+             count(*) FILTER (WHERE status IS NULL)
+      FROM pets
+      UNION ALL
+      SELECT slot, 0, 0, 0, 0 FROM generate_series(1, 15) AS slot
+    `
+    yield* sql`
+      CREATE FUNCTION pet_counts_add(available_change bigint, pending_change bigint, sold_change bigint, none_change bigint)
+      RETURNS void LANGUAGE sql AS $$
+        UPDATE pet_counts SET
+          available = available + available_change, pending = pending + pending_change,
+          sold = sold + sold_change, none = none + none_change
+        WHERE slot = pg_backend_pid() % 16
+      $$
+    `
+    // The new rows count in, the old ones out: an update of a pet's status does both.
+    yield* sql`
+      CREATE FUNCTION pet_counts_follow() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF TG_OP <> 'DELETE' THEN
+          PERFORM pet_counts_add(count(*) FILTER (WHERE status = 'available'), count(*) FILTER (WHERE status = 'pending'),
+                                 count(*) FILTER (WHERE status = 'sold'), count(*) FILTER (WHERE status IS NULL))
+          FROM added;
+        END IF;
+        IF TG_OP <> 'INSERT' THEN
+          PERFORM pet_counts_add(-count(*) FILTER (WHERE status = 'available'), -count(*) FILTER (WHERE status = 'pending'),
+                                 -count(*) FILTER (WHERE status = 'sold'), -count(*) FILTER (WHERE status IS NULL))
+          FROM removed;
+        END IF;
+        RETURN NULL;
+      END
+      $$
+    `
+    yield* sql`
+      CREATE TRIGGER pet_counts_insert AFTER INSERT ON pets REFERENCING NEW TABLE AS added
+      FOR EACH STATEMENT EXECUTE FUNCTION pet_counts_follow()
+    `
+    yield* sql`
+      CREATE TRIGGER pet_counts_update AFTER UPDATE ON pets REFERENCING OLD TABLE AS removed NEW TABLE AS added
+      FOR EACH STATEMENT EXECUTE FUNCTION pet_counts_follow()
+    `
+    yield* sql`
+      CREATE TRIGGER pet_counts_delete AFTER DELETE ON pets REFERENCING OLD TABLE AS removed
+      FOR EACH STATEMENT EXECUTE FUNCTION pet_counts_follow()
+    `
+    yield* sql`
+      CREATE FUNCTION pet_counts_clear() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        UPDATE pet_counts SET available = 0, pending = 0, sold = 0, none = 0;
+        RETURN NULL;
+      END
+      $$
+    `
+    yield* sql`
+      CREATE TRIGGER pet_counts_clear AFTER TRUNCATE ON pets
+      FOR EACH STATEMENT EXECUTE FUNCTION pet_counts_clear()
+    `
   })
 })
 

@@ -3,7 +3,9 @@ import { Effect } from "effect"
 import { Migrator, SqlClient, type SqlError } from "effect/sql"
 import * as OrderRepositorySql from "../../../src/adapters/postgres/OrderRepositorySql.ts"
 import * as PetMigrations from "../../../src/adapters/postgres/PetMigrations.ts"
+import * as PetRepositorySql from "../../../src/adapters/postgres/PetRepositorySql.ts"
 import { PetId } from "../../../src/domain/PetId.ts"
+import type { PetInventory } from "../../../src/domain/PetInventory.ts"
 import { layerFreshDatabase, postgresAvailable } from "./TestDatabase.ts"
 
 // The migrations a release shipped: what a database it created holds.
@@ -25,7 +27,7 @@ describe.skipIf(!postgresAvailable)("PetMigrations on a PostgreSQL server", () =
         yield* release(1)
         yield* sql`INSERT INTO pets (name, category_id, status) VALUES ('Rex', 9007199254740993, 'sold'), ('\u0085', 1, NULL)`
         const applied = yield* PetMigrations.run
-        assert.deepStrictEqual(applied.map(([id]) => id), [2, 3, 4, 5])
+        assert.deepStrictEqual(applied.map(([id]) => id), [2, 3, 4, 5, 6])
         const rows = yield* sql<{ name: string; category_id: bigint }>`SELECT name, category_id FROM pets ORDER BY id`
         assert.deepStrictEqual(rows.map((row) => [row.name, row.category_id]), [["Rex", 9007199254740993n], ["\u0085", 1n]])
         // The new rule holds: a name of ECMAScript white space only is refused by the database too.
@@ -53,7 +55,7 @@ describe.skipIf(!postgresAvailable)("PetMigrations on a PostgreSQL server", () =
         const orders = yield* OrderRepositorySql.make({ timeout: "10 seconds" })
         const migrations = yield* sql<{ migration_id: number }>`
           SELECT migration_id FROM ${sql(PetMigrations.MIGRATIONS_TABLE)} ORDER BY migration_id`
-        assert.deepStrictEqual(migrations.map((row) => row.migration_id), [1, 2, 3, 4, 5])
+        assert.deepStrictEqual(migrations.map((row) => row.migration_id), [1, 2, 3, 4, 5, 6])
         const order = yield* orders.place(PetId.make(1n))
         assert.strictEqual(order.id, 1n)
         assert.strictEqual((yield* Effect.flip(orders.place(PetId.make(2n))))._tag, "PetNotAvailable")
@@ -81,13 +83,48 @@ describe.skipIf(!postgresAvailable)("PetMigrations on a PostgreSQL server", () =
         const sql = yield* SqlClient.SqlClient
         // A database migrated by a release that had 0005 but not yet 0004.
         const withoutFour = Effect.map(PetMigrations.loader, (migrations) => migrations.filter(([id]) => id !== 4))
-        assert.deepStrictEqual((yield* PetMigrations.runFrom(withoutFour)).map(([id]) => id), [1, 2, 3, 5])
+        assert.deepStrictEqual((yield* PetMigrations.runFrom(withoutFour)).map(([id]) => id), [1, 2, 3, 5, 6])
         assert.deepStrictEqual(yield* PetMigrations.run, [[4, "create_api_keys"]])
         assert.deepStrictEqual(yield* sql`SELECT count(*)::int AS n FROM api_keys`, [{ n: 0 }])
         const migrations = yield* sql<{ migration_id: number }>`
           SELECT migration_id FROM ${sql(PetMigrations.MIGRATIONS_TABLE)} ORDER BY migration_id`
-        assert.deepStrictEqual(migrations.map((row) => row.migration_id), [1, 2, 3, 4, 5])
+        assert.deepStrictEqual(migrations.map((row) => row.migration_id), [1, 2, 3, 4, 5, 6])
         assert.deepStrictEqual(yield* PetMigrations.run, [])
+      }))
+  })
+
+  layer(layerFreshDatabase({ maxConnections: 1 }))((it) => {
+    it.effect("counting pets by status starts from the pets already stored, then follows every change", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        yield* release(5)
+        yield* sql`INSERT INTO pets (name, category_id, status)
+                   SELECT 'pet ' || g, g, (ARRAY['available', 'pending', 'sold', NULL])[1 + g % 4]
+                   FROM generate_series(1, 1003) AS g`
+        yield* sql`INSERT INTO orders (pet_id, quantity, status) SELECT id, 1, 'placed' FROM pets WHERE status = 'pending'`
+        // What the inventory read before the counts were kept.
+        const counted = sql<{ status: string | null; count: number }>`
+          SELECT status, count(*)::int AS count FROM pets GROUP BY status ORDER BY status`
+        const inventory = Effect.flatMap(PetRepositorySql.make({ timeout: "10 seconds" }), (pets) => pets.inventory)
+        const asRows = (counts: PetInventory) =>
+          [["available", counts.available], ["pending", counts.pending], ["sold", counts.sold], [null, counts.none]]
+            .filter(([, count]) => count !== 0)
+        const expected = Effect.map(counted, (rows) => rows.map((row) => [row.status, row.count]))
+
+        assert.deepStrictEqual((yield* PetMigrations.run).map(([id]) => id), [6])
+        assert.deepStrictEqual(yield* inventory, { available: 250, pending: 251, sold: 251, none: 251 })
+        // Changes by any writer, in bulk or one at a time, count; a rolled-back one does not.
+        yield* sql`UPDATE pets SET status = 'sold' WHERE id % 10 = 0`
+        yield* sql`UPDATE pets SET name = 'renamed' WHERE id < 100`
+        yield* sql`DELETE FROM pets WHERE id % 7 = 0 AND id NOT IN (SELECT pet_id FROM orders)`
+        yield* sql`INSERT INTO pets (name, category_id) VALUES ('one more', 1)`
+        yield* Effect.flip(sql.withTransaction(Effect.andThen(
+          sql`INSERT INTO pets (name, category_id, status) VALUES ('rolled back', 1, 'sold')`,
+          Effect.fail("roll back")
+        )))
+        assert.deepStrictEqual(asRows(yield* inventory), yield* expected)
+        yield* sql`TRUNCATE pets CASCADE`
+        assert.deepStrictEqual(yield* inventory, { available: 0, pending: 0, sold: 0, none: 0 })
       }))
   })
 })
