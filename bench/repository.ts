@@ -16,6 +16,7 @@ import { SqlClient, SqlSchema } from "effect/sql"
 import { writeFileSync } from "node:fs"
 import * as EmbeddedDatabase from "../src/adapters/embedded/EmbeddedDatabase.ts"
 import * as PetRepositoryMemory from "../src/adapters/memory/PetRepositoryMemory.ts"
+import * as Migrations from "../src/adapters/postgres/Migrations.ts"
 import * as PetRepositorySql from "../src/adapters/postgres/PetRepositorySql.ts"
 import { CategoryId } from "../src/domain/CategoryId.ts"
 import { NewPet } from "../src/domain/NewPet.ts"
@@ -274,7 +275,9 @@ const DiagPetRow = Schema.Struct({
 const sqlBench = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   // The production default of DATABASE_STATEMENT_TIMEOUT.
-  const repo: PetRepository["Service"] = yield* PetRepositorySql.make({ timeout: "5 seconds" })
+  const repo: PetRepository["Service"] = yield* PetRepositorySql.make({ timeout: "5 seconds" }).pipe(
+    Effect.provide(Migrations.layer)
+  )
   const rows: Array<RepositoryRow> = []
 
   // The statements the adapter sends, sent directly. Results are left as raw rows.

@@ -8,7 +8,7 @@
  * modules are imported one by one, not through a barrel such as `effect`: a barrel
  * imported dynamically is its whole namespace, which no bundler can trim.
  */
-import type { LogLevel } from "effect"
+import type { Deferred as DeferredType, LogLevel } from "effect"
 import { randomBytes } from "node:crypto"
 import * as Path from "node:path"
 import * as EmbeddedOpening from "./adapters/embedded/EmbeddedOpening.ts"
@@ -26,6 +26,7 @@ const [
   Cause,
   Config,
   Console,
+  Deferred,
   Duration,
   Effect,
   Exit,
@@ -56,6 +57,7 @@ const [
   import("effect/Cause"),
   import("effect/Config"),
   import("effect/Console"),
+  import("effect/Deferred"),
   import("effect/Duration"),
   import("effect/Effect"),
   import("effect/Exit"),
@@ -92,11 +94,17 @@ const releaseOpening = Effect.tryPromise(() => embeddedOpening?.release() ?? Pro
   Effect.ignore({ log: "Warn", message: "Closing the embedded database opened at start-up failed" })
 )
 
+// How often a PostgreSQL instance checks that its database still records its migrations:
+// a lost schema stops it after two checks in a row (Migrations.watch), within 4 s.
+const SCHEMA_CHECK_EVERY = Duration.seconds(2)
+type SchemaLost = DeferredType.Deferred<never, Error>
+
 // Each store's modules are loaded only when it is picked: the memory store never loads
 // the PostgreSQL driver, and neither loads PGlite. Pets, orders, API keys and the answers
 // of idempotent creates share the store: an order and its pet change together, and a
-// create and its kept answer are written in one transaction.
-const store = (config: AppConfig) => Layer.unwrap(Effect.promise(async () => {
+// create and its kept answer are written in one transaction. A PostgreSQL database can be
+// replaced under the instance; `schemaLost` fails once its schema is seen gone.
+const store = (config: AppConfig, schemaLost: SchemaLost) => Layer.unwrap(Effect.promise(async () => {
   if (config.store === "memory") {
     const [StoreMemory, ApiKeyStoreMemory] = await Promise.all([
       import("./adapters/memory/StoreMemory.ts"),
@@ -123,13 +131,24 @@ const store = (config: AppConfig) => Layer.unwrap(Effect.promise(async () => {
     const EmbeddedDatabase = await import("./adapters/embedded/EmbeddedDatabase.ts")
     return sql.pipe(Layer.provide(EmbeddedDatabase.layer({ dataDir: config.dataDir, opening: openingFor(config) })))
   }
-  const PostgresClient = await import("./adapters/postgres/PostgresClient.ts")
+  const [PostgresClient, Migrations] = await Promise.all([
+    import("./adapters/postgres/PostgresClient.ts"),
+    import("./adapters/postgres/Migrations.ts")
+  ])
+  // The instance stops rather than migrate under whoever replaced the database (a restore
+  // may still be running): its supervisor restarts it, and the start migrates.
+  const schemaWatch = Layer.effectDiscard(Effect.forkScoped(
+    Migrations.watch({ every: SCHEMA_CHECK_EVERY, timeout: config.databaseStatementTimeout }).pipe(
+      Effect.catch((lost) =>
+        Deferred.fail(schemaLost, new Error(`${lost.message}; stopping, so that a restart migrates it`)))
+    )
+  )).pipe(Layer.provide(Migrations.layer))
   return Layer.unwrap(Effect.map(
     Effect.fromOption(config.databaseUrl).pipe(
       Effect.mapError(() => new Error("STORE=postgres needs DATABASE_URL"))
     ),
     (url) =>
-      sql.pipe(Layer.provide(PostgresClient.layer({
+      Layer.mergeAll(sql, schemaWatch).pipe(Layer.provide(PostgresClient.layer({
         url,
         poolSize: config.databasePoolSize,
         // The key cache's LISTEN holds one connection for the life of the process.
@@ -183,14 +202,14 @@ const adminServer = (config: AppConfig) =>
 
 // What the HTTP app needs, over one store: both repositories measured, idempotent creates,
 // the key check, and the embedded store's admin port.
-const services = (config: AppConfig) =>
+const services = (config: AppConfig, schemaLost: SchemaLost) =>
   Layer.mergeAll(
     StoreMetrics.petRepository,
     StoreMetrics.orderRepository,
     Layer.effect(IdempotentCreates, Effect.service(IdempotentCreates)),
     apiKeys(config),
     adminServer(config)
-  ).pipe(Layer.provide(store(config)))
+  ).pipe(Layer.provide(store(config, schemaLost)))
 
 // Buckets in this process, or in Redis so that every instance shares them. A Redis that
 // stops answering costs a request at most REDIS_TIMEOUT before it goes on unlimited, and
@@ -263,6 +282,7 @@ const serve = (config: AppConfig) => Effect.gen(function*() {
     docs: `http://${config.host}:${config.port}/docs`
   }))
   let drained = 0
+  const schemaLost = yield* Deferred.make<never, Error>()
   // HttpApp writes each request's log line itself, with its id and route.
   const app = HttpApp.layer(
     { production: config.publicBaseUrl, staging: config.stagingBaseUrl },
@@ -278,7 +298,7 @@ const serve = (config: AppConfig) => Effect.gen(function*() {
     ...(forwarded === undefined ? {} : { middleware: (effect) => forwarded(effect) })
   })
     .pipe(
-      Layer.provide([services(config), rateLimits(config)]),
+      Layer.provide([services(config, schemaLost), rateLimits(config)]),
       Layer.provide(Tracing.layer),
       Layer.provide(NodeServer.layer({
         port: config.port,
@@ -292,7 +312,8 @@ const serve = (config: AppConfig) => Effect.gen(function*() {
   return yield* Effect.scoped(Effect.gen(function*() {
     yield* Layer.build(server)
     yield* Effect.logInfo("ready")
-    return yield* Effect.never.pipe(
+    return yield* Deferred.await(schemaLost).pipe(
+      Effect.tapError((error) => Effect.logError(error.message)),
       Effect.onInterrupt(() => Effect.logInfo("stopping").pipe(Effect.annotateLogs({ signal: stopSignal ?? "none" })))
     )
   })).pipe(

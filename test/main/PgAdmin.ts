@@ -45,6 +45,15 @@ export const dropDatabase = async (name: string): Promise<void> => {
   created.delete(name)
 }
 
+/**
+ * Drops a database made by {@link createDatabase} and creates it again, empty, under the
+ * same name: a database replaced under whoever uses it (its connections are cut).
+ */
+export const recreateDatabase = async (name: string): Promise<void> => {
+  await withClient(serverUrl, (sql) =>
+    Effect.andThen(sql`DROP DATABASE ${sql(name)} WITH (FORCE)`, sql`CREATE DATABASE ${sql(name)}`))
+}
+
 export const dropAllDatabases = async (): Promise<void> => {
   for (const name of [...created]) await dropDatabase(name)
 }

@@ -7,7 +7,7 @@ import { replay } from "../../domain/idempotency/KeptAnswer.ts"
 import { IdempotentCreates } from "../../ports/IdempotentCreates.ts"
 import { type IdempotencyOptions, keyIdentity, resolve } from "../idempotency/IdempotencyOptions.ts"
 import { InFlightKeys } from "../idempotency/InFlightKeys.ts"
-import * as PetMigrations from "./PetMigrations.ts"
+import * as Migrations from "./Migrations.ts"
 import type { Options as RepositoryOptions } from "./PetRepositorySql.ts"
 import { unavailableOrDie } from "./UnavailableOrDie.ts"
 
@@ -27,8 +27,8 @@ const KeptRow = Schema.Struct({
 const isLockTimeout = (error: unknown) => SqlError.isSqlError(error) && error.reason._tag === "LockTimeoutError"
 
 /**
- * Builds IdempotentCreates on any PostgreSQL-speaking SqlClient, after running the
- * migrations. The create runs inside this adapter's transaction: PetRepositorySql and
+ * Builds IdempotentCreates on any PostgreSQL-speaking SqlClient, once the migrations
+ * have run. The create runs inside this adapter's transaction: PetRepositorySql and
  * OrderRepositorySql on the same client join it (an order's own transaction becomes a
  * savepoint), so the created row and its kept answer commit together.
  *
@@ -42,12 +42,12 @@ const isLockTimeout = (error: unknown) => SqlError.isSqlError(error) && error.re
  */
 export const make = (options: Options): Effect.Effect<
   IdempotentCreates["Service"],
-  Migrator.MigrationError | SqlError.SqlError,
-  SqlClient.SqlClient | Scope.Scope
+  never,
+  SqlClient.SqlClient | Migrations.Migrations | Scope.Scope
 > =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    yield* PetMigrations.run
+    yield* Migrations.Migrations
     const guard = unavailableOrDie(Duration.fromInputUnsafe(options.timeout))
     const { inProgressWait, retention } = resolve(options)
     const inFlight = new InFlightKeys(inProgressWait)
@@ -127,4 +127,4 @@ export const make = (options: Options): Effect.Effect<
 export const layer = (
   options: Options
 ): Layer.Layer<IdempotentCreates, Migrator.MigrationError | SqlError.SqlError, SqlClient.SqlClient> =>
-  Layer.effect(IdempotentCreates, make(options))
+  Layer.effect(IdempotentCreates, make(options)).pipe(Layer.provide(Migrations.layer))

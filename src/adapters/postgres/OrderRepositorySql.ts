@@ -10,7 +10,7 @@ import { decide, decidePlace, ORDER_TRANSITIONS, ORDERABLE_PET_STATUS } from "..
 import { PetId } from "../../domain/PetId.ts"
 import { PetStatus } from "../../domain/PetStatus.ts"
 import { OrderRepository } from "../../ports/OrderRepository.ts"
-import * as PetMigrations from "./PetMigrations.ts"
+import * as Migrations from "./Migrations.ts"
 import type { Options } from "./PetRepositorySql.ts"
 import { unavailableOrDie } from "./UnavailableOrDie.ts"
 
@@ -60,8 +60,8 @@ export const pageStatement = (
 }
 
 /**
- * Builds an OrderRepository on any PostgreSQL-speaking SqlClient, after running the
- * migrations. Each change is one transaction that locks the row it decides on before
+ * Builds an OrderRepository on any PostgreSQL-speaking SqlClient, once the migrations
+ * have run. Each change is one transaction that locks the row it decides on before
  * deciding, so any number of connections and instances on one database apply the
  * domain's table one change at a time per pet and per order:
  *
@@ -80,7 +80,7 @@ export const pageStatement = (
 export const make = (options: Options) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    yield* PetMigrations.run
+    yield* Migrations.Migrations
     const guard = unavailableOrDie(Duration.fromInputUnsafe(options.timeout))
 
     const claimPet = SqlSchema.findAll({
@@ -190,4 +190,4 @@ export const make = (options: Options) =>
 export const layer = (
   options: Options
 ): Layer.Layer<OrderRepository, Migrator.MigrationError | SqlError.SqlError, SqlClient.SqlClient> =>
-  Layer.effect(OrderRepository, make(options))
+  Layer.effect(OrderRepository, make(options)).pipe(Layer.provide(Migrations.layer))

@@ -10,7 +10,7 @@ import { PetName } from "../../domain/PetName.ts"
 import type { PetQuery } from "../../domain/PetQuery.ts"
 import { PetStatus } from "../../domain/PetStatus.ts"
 import { PetRepository } from "../../ports/PetRepository.ts"
-import * as PetMigrations from "./PetMigrations.ts"
+import * as Migrations from "./Migrations.ts"
 import { unavailableOrDie } from "./UnavailableOrDie.ts"
 
 /** Tuning for the SQL-backed repository. */
@@ -84,11 +84,11 @@ export const inventoryStatement = (sql: SqlClient.SqlClient) =>
              sum(sold)::bigint AS sold, sum(none)::bigint AS none
       FROM pet_counts`
 
-/** Builds a PetRepository on any PostgreSQL-speaking SqlClient, after running the migrations. */
+/** Builds a PetRepository on any PostgreSQL-speaking SqlClient, once the migrations have run. */
 export const make = (options: Options) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    yield* PetMigrations.run
+    const migrations = yield* Migrations.Migrations
     const timeout = Duration.fromInputUnsafe(options.timeout)
     const guard = unavailableOrDie(timeout)
 
@@ -178,7 +178,11 @@ export const make = (options: Options) =>
       Effect.withSpan("PetRepository.inventory")
     )
 
-    const ready = guard(Effect.asVoid(sql`SELECT 1`)).pipe(Effect.withSpan("PetRepository.ready"))
+    // Ready when the database answers and records this release's migrations.
+    const ready = guard(migrations.check).pipe(
+      Effect.catchTag("SchemaOutOfDate", (error) => Effect.fail(new StoreUnavailable({ message: error.message }))),
+      Effect.withSpan("PetRepository.ready")
+    )
 
     return PetRepository.of({ create, get, list, inventory, ready })
   })
@@ -187,4 +191,4 @@ export const make = (options: Options) =>
 export const layer = (
   options: Options
 ): Layer.Layer<PetRepository, Migrator.MigrationError | SqlError.SqlError, SqlClient.SqlClient> =>
-  Layer.effect(PetRepository, make(options))
+  Layer.effect(PetRepository, make(options)).pipe(Layer.provide(Migrations.layer))

@@ -1,6 +1,7 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { Migrator, SqlClient, type SqlError } from "effect/sql"
+import * as Migrations from "../../../src/adapters/postgres/Migrations.ts"
 import * as OrderRepositorySql from "../../../src/adapters/postgres/OrderRepositorySql.ts"
 import * as PetMigrations from "../../../src/adapters/postgres/PetMigrations.ts"
 import * as PetRepositorySql from "../../../src/adapters/postgres/PetRepositorySql.ts"
@@ -52,7 +53,7 @@ describe.skipIf(!postgresAvailable)("PetMigrations on a PostgreSQL server", () =
         yield* release(2)
         yield* sql`INSERT INTO pets (name, category_id, status) VALUES ('Rex', 1, 'available'), ('Tom', 2, 'sold')`
         // The adapter runs the migrations as it starts, then serves the pets already there.
-        const orders = yield* OrderRepositorySql.make({ timeout: "10 seconds" })
+        const orders = yield* OrderRepositorySql.make({ timeout: "10 seconds" }).pipe(Effect.provide(Migrations.layer))
         const migrations = yield* sql<{ migration_id: number }>`
           SELECT migration_id FROM ${sql(PetMigrations.MIGRATIONS_TABLE)} ORDER BY migration_id`
         assert.deepStrictEqual(migrations.map((row) => row.migration_id), [1, 2, 3, 4, 5, 6])

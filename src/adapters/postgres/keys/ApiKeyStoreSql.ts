@@ -6,7 +6,7 @@ import { KeyId } from "../../../domain/keys/KeyId.ts"
 import { KeyName } from "../../../domain/keys/KeyName.ts"
 import { KeyScope } from "../../../domain/keys/KeyScope.ts"
 import { ApiKeyStore } from "../../../ports/ApiKeyStore.ts"
-import * as PetMigrations from "../PetMigrations.ts"
+import * as Migrations from "../Migrations.ts"
 import { unavailableOrDie } from "../UnavailableOrDie.ts"
 
 /** The PostgreSQL channel on which every key change is announced to the other instances. */
@@ -49,12 +49,12 @@ const toKey = (row: typeof KeyRow.Type): ApiKey =>
 
 const date = (time: DateTime.Utc | undefined): Date | null => time === undefined ? null : DateTime.toDateUtc(time)
 
-/** Builds an ApiKeyStore on a sql-pg client (PostgreSQL server or embedded PGlite), after running the migrations. */
+/** Builds an ApiKeyStore on a sql-pg client (PostgreSQL server or embedded PGlite), once the migrations have run. */
 export const make = (options: Options) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const pg = yield* PgClient.PgClient
-    yield* PetMigrations.run
+    yield* Migrations.Migrations
     const guard = unavailableOrDie(Duration.fromInputUnsafe(options.timeout))
     // This process's own writes, announced at once (and on a server to everyone through NOTIFY).
     const local = yield* PubSub.sliding<void>(1)
@@ -140,4 +140,4 @@ export const make = (options: Options) =>
 export const layer = (
   options: Options
 ): Layer.Layer<ApiKeyStore, Migrator.MigrationError | SqlError.SqlError, PgClient.PgClient | SqlClient.SqlClient> =>
-  Layer.effect(ApiKeyStore, make(options))
+  Layer.effect(ApiKeyStore, make(options)).pipe(Layer.provide(Migrations.layer))

@@ -1,0 +1,95 @@
+import { Context, Data, Duration, Effect, Exit, Layer } from "effect"
+import { type Migrator, SqlClient, type SqlError } from "effect/sql"
+import * as PetMigrations from "./PetMigrations.ts"
+import { isSchemaMissing, unavailableOrDie } from "./UnavailableOrDie.ts"
+
+const migrationNumber = (id: number) => String(id).padStart(4, "0")
+
+/**
+ * The database does not record every migration this code knows: it was replaced under
+ * the running instance (re-created empty, restored from an older dump), or emptied.
+ */
+export class SchemaOutOfDate extends Data.TaggedError("SchemaOutOfDate")<{
+  /** The highest migration the database records; `undefined` when it records none. */
+  readonly recorded: number | undefined
+  /** The latest migration this code knows. */
+  readonly latest: number
+}> {
+  override get message(): string {
+    const recorded = this.recorded === undefined ? "no migration" : `migrations up to ${migrationNumber(this.recorded)}`
+    return `the database schema is missing or out of date: it records ${recorded}, this release needs ${
+      migrationNumber(this.latest)
+    }`
+  }
+}
+
+/**
+ * The store's schema, migrated once when the layer is built: every SQL adapter requires
+ * it, so the adapters built together (on one client, in one build) share one run, and
+ * one adapter built alone still migrates.
+ */
+export class Migrations extends Context.Service<Migrations, {
+  /** The migrations this build ran (those the database already recorded are not listed). */
+  readonly applied: ReadonlyArray<readonly [id: number, name: string]>
+  /**
+   * Succeeds when the database records the latest migration this code knows, or a later
+   * one (a newer release's instance migrated it first, as in a rolling deploy).
+   */
+  readonly check: Effect.Effect<void, SchemaOutOfDate | SqlError.SqlError>
+}>()("animal-store/adapters/postgres/Migrations") {}
+
+/** Runs the store's pending migrations (PetMigrations.run) on the SqlClient in context, once per build. */
+export const layer: Layer.Layer<Migrations, Migrator.MigrationError | SqlError.SqlError, SqlClient.SqlClient> =
+  Layer.effect(
+    Migrations,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const applied = yield* PetMigrations.run
+      const latest = Math.max(...(yield* PetMigrations.loader).map(([id]) => id))
+      const check = sql<{ recorded: number | null }>`
+        SELECT max(migration_id) AS recorded FROM ${sql(PetMigrations.MIGRATIONS_TABLE)}`.pipe(
+        Effect.map((rows) => rows[0]?.recorded ?? undefined),
+        // No table of migrations at all: a database nothing has migrated.
+        Effect.catchIf(isSchemaMissing, () => Effect.succeed(undefined)),
+        Effect.flatMap((recorded) =>
+          recorded !== undefined && recorded >= latest
+            ? Effect.void
+            : Effect.fail(new SchemaOutOfDate({ recorded, latest }))
+        )
+      )
+      return Migrations.of({ applied, check })
+    })
+  )
+
+/** How {@link watch} checks. */
+export interface WatchOptions {
+  /** Time between checks. */
+  readonly every: Duration.Input
+  /** Longest one check may take; one that takes longer counts as the database being away. */
+  readonly timeout: Duration.Input
+}
+
+/**
+ * Checks the schema every `every` and fails with SchemaOutOfDate once two checks in a row
+ * have found it out of date: a single sighting may be passing (a restore dropping the
+ * table of migrations and creating it again). A database that does not answer is an
+ * outage, not a lost schema (the requests say so with 503s), and starts the count again.
+ */
+export const watch = (options: WatchOptions): Effect.Effect<never, SchemaOutOfDate, Migrations> =>
+  Effect.gen(function*() {
+    const { check } = yield* Migrations
+    // Through the store's guard: its deadline holds, and a check stuck on a silent
+    // connection is abandoned, not waited for, when the watch is interrupted.
+    const guarded = unavailableOrDie(Duration.fromInputUnsafe(options.timeout))(check)
+    let sightings = 0
+    while (true) {
+      const exit = yield* Effect.exit(guarded)
+      const lost = Exit.findErrorOption(exit)
+      if (lost._tag === "Some" && lost.value._tag === "SchemaOutOfDate") {
+        if (++sightings === 2) return yield* lost.value
+      } else {
+        sightings = 0
+      }
+      yield* Effect.sleep(options.every)
+    }
+  })
