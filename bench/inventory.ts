@@ -18,6 +18,7 @@ import { SqlClient } from "effect/sql"
 import { writeFileSync } from "node:fs"
 import * as EmbeddedDatabase from "../src/adapters/embedded/EmbeddedDatabase.ts"
 import * as PetRepositoryMemory from "../src/adapters/memory/PetRepositoryMemory.ts"
+import * as Migrations from "../src/adapters/postgres/Migrations.ts"
 import * as PetRepositorySql from "../src/adapters/postgres/PetRepositorySql.ts"
 import { CategoryId } from "../src/domain/CategoryId.ts"
 import { NewPet } from "../src/domain/NewPet.ts"
@@ -103,7 +104,7 @@ const measure = (repo: PetRepository["Service"], seed: Seed) =>
   })
 
 // The production default of DATABASE_STATEMENT_TIMEOUT.
-const sqlRepository = PetRepositorySql.make({ timeout: "5 seconds" })
+const sqlRepository = PetRepositorySql.make({ timeout: "5 seconds" }).pipe(Effect.provide(Migrations.layer))
 
 const main = Effect.gen(function*() {
   let rows: ReadonlyArray<InventoryRow>

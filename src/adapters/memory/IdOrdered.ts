@@ -32,16 +32,10 @@ export class IdOrdered<A extends { readonly id: bigint }> {
     this.#items[index] = item
   }
 
-  /** Up to `limit` entries with an id greater than `after` that satisfy `keep`, ascending by id. */
-  page(after: bigint | undefined, limit: number, keep?: (item: A) => boolean): Array<A> {
+  /** Up to `limit` entries with an id greater than `after`, ascending by id. */
+  page(after: bigint | undefined, limit: number): Array<A> {
     const start = after === undefined ? 0 : this.#firstAfter(after)
-    if (keep === undefined) return this.#items.slice(start, start + limit)
-    const page: Array<A> = []
-    for (let i = start; i < this.#items.length && page.length < limit; i++) {
-      const item = this.#items[i]!
-      if (keep(item)) page.push(item)
-    }
-    return page
+    return this.#items.slice(start, start + limit)
   }
 
   // Index of the first entry whose id is greater than `id`.

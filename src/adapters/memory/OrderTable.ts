@@ -8,7 +8,7 @@ import { IdOrdered } from "./IdOrdered.ts"
 
 /**
  * The orders of the in-memory store, with the indexes the queries need: by id, all in
- * id order, per status and per pet in id order. Synchronous, like PetTable, so that an
+ * id order, per status, per pet and per pet and status in id order. Synchronous, like PetTable, so that an
  * order and its pet can change in one step.
  */
 export class OrderTable {
@@ -18,7 +18,16 @@ export class OrderTable {
     OrderStatus.literals.map((status) => [status, new IdOrdered()])
   )
   readonly #byPet = new Map<bigint, IdOrdered<Order>>()
+  // A pet can be ordered and cancelled without end: its orders in one status have their own list.
+  readonly #byPetStatus = new Map<string, IdOrdered<Order>>()
   #lastId = 0n
+
+  #ofPetInStatus(petId: PetId, status: OrderStatus): IdOrdered<Order> {
+    const key = `${petId}:${status}`
+    let list = this.#byPetStatus.get(key)
+    if (list === undefined) this.#byPetStatus.set(key, list = new IdOrdered())
+    return list
+  }
 
   /** Stores a new order for `petId` in `status`, created at `now`, under the next id. */
   insert(petId: PetId, status: OrderStatus, now: DateTime.Utc): Order {
@@ -38,6 +47,7 @@ export class OrderTable {
     let mine = this.#byPet.get(petId)
     if (mine === undefined) this.#byPet.set(petId, mine = new IdOrdered())
     mine.add(order)
+    this.#ofPetInStatus(petId, status).add(order)
     return order
   }
 
@@ -56,21 +66,23 @@ export class OrderTable {
     this.#byPet.get(after.petId)!.replace(after)
     if (before.status === status) {
       this.#byStatus.get(status)!.replace(after)
+      this.#ofPetInStatus(after.petId, status).replace(after)
     } else {
       this.#byStatus.get(before.status)!.remove(id)
       this.#byStatus.get(status)!.add(after)
+      this.#ofPetInStatus(after.petId, before.status).remove(id)
+      this.#ofPetInStatus(after.petId, status).add(after)
     }
     return after
   }
 
   /** One keyset page, as OrderRepository.list describes it. */
   page(query: OrderQuery): Array<Order> {
-    // A pet has few orders, so its own list, filtered by status, is the narrowest walk.
     if (query.petId !== undefined) {
-      const mine = this.#byPet.get(query.petId)
-      if (mine === undefined) return []
-      const status = query.status
-      return mine.page(query.after, query.limit, status === undefined ? undefined : (order) => order.status === status)
+      const mine = query.status === undefined
+        ? this.#byPet.get(query.petId)
+        : this.#byPetStatus.get(`${query.petId}:${query.status}`)
+      return mine === undefined ? [] : mine.page(query.after, query.limit)
     }
     const source = query.status === undefined ? this.#all : this.#byStatus.get(query.status)!
     return source.page(query.after, query.limit)

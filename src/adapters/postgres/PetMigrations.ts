@@ -188,6 +188,12 @@ export const loader = Migrator.fromRecord({
       CREATE TRIGGER pet_counts_clear AFTER TRUNCATE ON pets
       FOR EACH STATEMENT EXECUTE FUNCTION pet_counts_clear()
     `
+  }),
+  // A pet can be ordered and cancelled without end, so a page of one pet's orders in one
+  // status walked (pet_id, id) over its whole history; (pet_id, status, id) reads the page.
+  "0007_orders_by_pet_and_status": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`CREATE INDEX orders_pet_id_status_id ON orders (pet_id, status, id)`
   })
 })
 
