@@ -45,7 +45,8 @@ const entryOf = (key: ApiKey): Entry => ({
  * The copy is read again whenever the store reports a change (this process's writes at
  * once; other instances' through the store's feed) and every {@link RELOAD_INTERVAL}.
  * Expiry is checked against the Clock at each verification. Last uses are gathered in
- * memory and written at most once per {@link TOUCH_INTERVAL} per key, and at shutdown.
+ * memory and written at most once per {@link TOUCH_INTERVAL} per key, and at shutdown
+ * (within ReleaseDeadline.TIMEOUT).
  */
 export const make = (fixed: ReadonlyArray<Redacted.Redacted<string>>) =>
   Effect.gen(function*() {

@@ -33,7 +33,8 @@ export interface Options {
   readonly timeout: Duration.Input
   /**
    * Also report changes made by other processes, through LISTEN on {@link CHANGES_CHANNEL}
-   * (a PostgreSQL server). Off for PGlite: its one connection cannot be given to a listener.
+   * (a PostgreSQL server), on one connection of its own beside the client's pool, with a
+   * heartbeat. Off for PGlite: its one connection cannot be given to a listener.
    */
   readonly listen: boolean
 }
