@@ -51,7 +51,8 @@ const [
   RateLimitsTokenBucket,
   { AppConfig: appConfig },
   { InvalidInput },
-  { IdempotentCreates }
+  { IdempotentCreates },
+  ReleaseDeadline
 ] = await Promise.all([
   import("@effect/platform-node/NodeRuntime"),
   import("effect/Cause"),
@@ -82,16 +83,21 @@ const [
   import("./adapters/ratelimits/RateLimitsTokenBucket.ts"),
   import("./AppConfig.ts"),
   import("./domain/Errors.ts"),
-  import("./ports/IdempotentCreates.ts")
+  import("./ports/IdempotentCreates.ts"),
+  import("./adapters/ReleaseDeadline.ts")
 ])
 
 /** The opening begun at start-up, when the configuration picked the store it opens. */
 const openingFor = (config: AppConfig): EmbeddedOpening.Opening | undefined =>
   config.store === "embedded" && embeddedOpening?.dataDir === Path.resolve(config.dataDir) ? embeddedOpening : undefined
 
+// What each bounded release (ReleaseDeadline) is called in the log when it does not finish.
+const EMBEDDED_DATABASE = "the embedded database (PGlite and its thread)"
+
 // Adopted by the store or not, it is released before the process ends (a no-op after the store has).
 const releaseOpening = Effect.tryPromise(() => embeddedOpening?.release() ?? Promise.resolve()).pipe(
-  Effect.ignore({ log: "Warn", message: "Closing the embedded database opened at start-up failed" })
+  Effect.ignore({ log: "Warn", message: "Closing the embedded database opened at start-up failed" }),
+  ReleaseDeadline.bound(EMBEDDED_DATABASE)
 )
 
 // How often a PostgreSQL instance checks that its database still records its migrations:
@@ -129,7 +135,9 @@ const store = (config: AppConfig, schemaLost: SchemaLost) => Layer.unwrap(Effect
   )
   if (config.store === "embedded") {
     const EmbeddedDatabase = await import("./adapters/embedded/EmbeddedDatabase.ts")
-    return sql.pipe(Layer.provide(EmbeddedDatabase.layer({ dataDir: config.dataDir, opening: openingFor(config) })))
+    return sql.pipe(Layer.provide(
+      ReleaseDeadline.layer(EMBEDDED_DATABASE)(EmbeddedDatabase.layer({ dataDir: config.dataDir, opening: openingFor(config) }))
+    ))
   }
   const [PostgresClient, Migrations] = await Promise.all([
     import("./adapters/postgres/PostgresClient.ts"),
@@ -148,14 +156,12 @@ const store = (config: AppConfig, schemaLost: SchemaLost) => Layer.unwrap(Effect
       Effect.mapError(() => new Error("STORE=postgres needs DATABASE_URL"))
     ),
     (url) =>
-      Layer.mergeAll(sql, schemaWatch).pipe(Layer.provide(PostgresClient.layer({
+      Layer.mergeAll(sql, schemaWatch).pipe(Layer.provide(ReleaseDeadline.layer("the PostgreSQL connection pool")(PostgresClient.layer({
         url,
         poolSize: config.databasePoolSize,
-        // The key cache's LISTEN holds one connection for the life of the process.
-        reserved: 1,
         connectTimeout: config.databaseConnectTimeout,
         statementTimeout: config.databaseStatementTimeout
-      })))
+      }))))
   ))
 }))
 
@@ -224,7 +230,9 @@ const rateLimiterStore = (config: AppConfig) =>
       Layer.unwrap(Effect.promise(async () => {
         const NodeRedis = await import("@effect/platform-node/NodeRedis")
         return RateLimiter.layerStoreRedis({ prefix: "animal-store:ratelimit:" }).pipe(
-          Layer.provide(NodeRedis.layer({ url: Redacted.value(url), disableOfflineQueue: true })),
+          Layer.provide(ReleaseDeadline.layer("the Redis client")(
+            NodeRedis.layer({ url: Redacted.value(url), disableOfflineQueue: true })
+          )),
           Layer.provide(Layer.succeed(References.MinimumLogLevel, "Error")),
           Layer.catchTag("RedisError", (error) =>
             Layer.effect(
@@ -267,10 +275,34 @@ const causeChain = (error: unknown): string | undefined => {
   return messages.length === 0 ? undefined : messages.join(": ")
 }
 
+// A shutdown answers the requests it accepted within DRAIN_TIMEOUT, then gives each
+// resource ReleaseDeadline.TIMEOUT to close. Should releases still be running
+// SHUTDOWN_TIMEOUT after the signal, the process exits 1 regardless, naming them.
+const DRAIN_TIMEOUT = Duration.seconds(10)
+const SHUTDOWN_TIMEOUT = Duration.sum(DRAIN_TIMEOUT, Duration.seconds(5))
+const exitAtShutdownTimeout = () =>
+  setTimeout(() => {
+    // Written at once, not through the batched logger: the next statement ends the process.
+    process.stdout.write(`${
+      JSON.stringify({
+        message: `shutdown did not finish within ${Duration.format(SHUTDOWN_TIMEOUT)}; exiting`,
+        level: "ERROR",
+        timestamp: new Date().toISOString(),
+        annotations: { "not.closed": ReleaseDeadline.unfinished().join("; ") }
+      })
+    }\n`)
+    process.exit(1)
+  }, Duration.toMillis(SHUTDOWN_TIMEOUT)).unref()
+
 // runMain turns SIGTERM and SIGINT into an interruption; which signal it was is for the log.
 // Registered before runMain's own listeners, so it is known when the interruption runs.
 let stopSignal: NodeJS.Signals | undefined
-for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => stopSignal ??= signal)
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  process.once(signal, () => {
+    stopSignal ??= signal
+    exitAtShutdownTimeout()
+  })
+}
 
 // Start-up, serving and shutdown, each step a line of the JSON log.
 const serve = (config: AppConfig) => Effect.gen(function*() {
@@ -303,7 +335,7 @@ const serve = (config: AppConfig) => Effect.gen(function*() {
       Layer.provide(NodeServer.layer({
         port: config.port,
         host: config.host,
-        shutdownTimeout: Duration.seconds(10),
+        shutdownTimeout: DRAIN_TIMEOUT,
         onDrained: (requests) => drained = requests
       }))
     )

@@ -7,6 +7,7 @@ import { parseKeyId } from "../../domain/keys/KeyFormat.ts"
 import type { KeyId } from "../../domain/keys/KeyId.ts"
 import { ApiKeys } from "../../ports/ApiKeys.ts"
 import { ApiKeyStore } from "../../ports/ApiKeyStore.ts"
+import * as ReleaseDeadline from "../ReleaseDeadline.ts"
 import { matchStatic, type StaticKey, staticKeys } from "./ApiKeysStatic.ts"
 import { digestOf } from "./KeyIssuer.ts"
 
@@ -44,7 +45,8 @@ const entryOf = (key: ApiKey): Entry => ({
  * The copy is read again whenever the store reports a change (this process's writes at
  * once; other instances' through the store's feed) and every {@link RELOAD_INTERVAL}.
  * Expiry is checked against the Clock at each verification. Last uses are gathered in
- * memory and written at most once per {@link TOUCH_INTERVAL} per key, and at shutdown.
+ * memory and written at most once per {@link TOUCH_INTERVAL} per key, and at shutdown
+ * (within ReleaseDeadline.TIMEOUT).
  */
 export const make = (fixed: ReadonlyArray<Redacted.Redacted<string>>) =>
   Effect.gen(function*() {
@@ -87,7 +89,7 @@ export const make = (fixed: ReadonlyArray<Redacted.Redacted<string>>) =>
       Effect.logWarning(`API key last uses not recorded: ${error.message}`)
     ))
     yield* Effect.forkScoped(Effect.repeat(Effect.delay(flush, TOUCH_INTERVAL), Schedule.forever))
-    yield* Effect.addFinalizer(() => flush)
+    yield* Effect.addFinalizer(() => ReleaseDeadline.bound("the API keys' last-use flush")(flush))
 
     const touchInterval = Duration.toMillis(TOUCH_INTERVAL)
     const check = (fixedKeys: ReadonlyArray<StaticKey>, key: string, now: number): Option.Option<Caller> => {

@@ -9,8 +9,6 @@ export interface Options {
   readonly url: Redacted.Redacted
   /** Connections for statements and transactions. */
   readonly poolSize: number
-  /** Connections held for the life of the process on top of the pool (a LISTEN). */
-  readonly reserved?: number | undefined
   readonly connectTimeout?: Duration.Duration | undefined
   /** The server's `statement_timeout`: the same bound the adapters wait for a statement. */
   readonly statementTimeout: Duration.Duration
@@ -19,7 +17,7 @@ export interface Options {
 export const layer = (options: Options) =>
   PgClient.layer({
     url: options.url,
-    maxConnections: options.poolSize + (options.reserved ?? 0),
+    maxConnections: options.poolSize,
     // Not multiplexed, though page and id queries answered up to 1.4x as many requests per
     // second with it (interleaved runs on this shared machine): sql-pg does not cancel an
     // abandoned statement on a shared connection, so a create answered 503 (the database

@@ -43,6 +43,11 @@ export class RedisServer {
     return `redis://127.0.0.1:${this.port}`
   }
 
+  /** The running server's process id (to freeze it with SIGSTOP), if it runs. */
+  get pid(): number | undefined {
+    return this.#child?.pid
+  }
+
   /** Starts the server and waits until it accepts connections. */
   async start(): Promise<void> {
     const child = spawn(BINARY, ["--port", String(this.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {

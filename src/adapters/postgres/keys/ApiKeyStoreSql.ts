@@ -1,16 +1,31 @@
-import { PgClient } from "@effect/sql-pg"
-import { DateTime, Duration, Effect, Layer, PubSub, Schedule, Schema, Stream } from "effect"
+import { PgClient, PgConnection } from "@effect/sql-pg"
+import { Cause, Data, DateTime, Duration, Effect, Exit, Fiber, Layer, PubSub, Queue, Schema, Scope, Stream } from "effect"
 import { type Migrator, SqlClient, type SqlError, SqlSchema } from "effect/sql"
 import { ApiKey, KeyDigest } from "../../../domain/keys/ApiKey.ts"
 import { KeyId } from "../../../domain/keys/KeyId.ts"
 import { KeyName } from "../../../domain/keys/KeyName.ts"
 import { KeyScope } from "../../../domain/keys/KeyScope.ts"
 import { ApiKeyStore } from "../../../ports/ApiKeyStore.ts"
+import * as ReleaseDeadline from "../../ReleaseDeadline.ts"
 import * as Migrations from "../Migrations.ts"
 import { unavailableOrDie } from "../UnavailableOrDie.ts"
 
 /** The PostgreSQL channel on which every key change is announced to the other instances. */
 export const CHANGES_CHANNEL = "animal_store_api_keys"
+
+/** How often the LISTEN connection is asked for a round trip. */
+export const HEARTBEAT_INTERVAL = Duration.millis(300)
+/** Longest a round trip on the LISTEN connection may take before the connection is replaced. */
+export const HEARTBEAT_TIMEOUT = Duration.millis(500)
+/** The LISTEN connection's `application_name`, to tell it apart in `pg_stat_activity`. */
+export const LISTENER_APPLICATION_NAME = "animal-store key changes"
+
+const LISTENER = "the API key change feed's LISTEN connection"
+// A replaced listener's close stops its heartbeat statement, which sql-pg gives up on after 5 s.
+const LOST_LISTENER_TIMEOUT = Duration.seconds(10)
+
+/** The LISTEN connection did not answer a heartbeat in time. */
+class HeartbeatMissed extends Data.TaggedError("HeartbeatMissed")<{ readonly message: string }> {}
 
 /** Tuning for the SQL-backed key store. */
 export interface Options {
@@ -18,7 +33,8 @@ export interface Options {
   readonly timeout: Duration.Input
   /**
    * Also report changes made by other processes, through LISTEN on {@link CHANGES_CHANNEL}
-   * (a PostgreSQL server). Off for PGlite: its one connection cannot be given to a listener.
+   * (a PostgreSQL server), on one connection of its own beside the client's pool, with a
+   * heartbeat. Off for PGlite: its one connection cannot be given to a listener.
    */
   readonly listen: boolean
 }
@@ -56,7 +72,8 @@ export const make = (options: Options) =>
     const pg = yield* PgClient.PgClient
     yield* Migrations.Migrations
     const guard = unavailableOrDie(Duration.fromInputUnsafe(options.timeout))
-    // This process's own writes, announced at once (and on a server to everyone through NOTIFY).
+    // Key changes: this process's own writes, announced at once (and on a server to
+    // everyone through NOTIFY), and with `listen` other processes' NOTIFY.
     const local = yield* PubSub.sliding<void>(1)
     // A change and its NOTIFY in one transaction: PostgreSQL delivers the notification at
     // commit, so there is no committed change that was not announced, and no announcement
@@ -118,20 +135,51 @@ export const make = (options: Options) =>
       ))
     )
 
-    // Another instance's NOTIFY. A (re)connected listener first says "changed", since
-    // notifications sent while it was away are lost; a lost connection is retried.
-    const remote = Stream.unwrap(Effect.map(pg.listen(CHANGES_CHANNEL), (queue) =>
-      Stream.fromQueue(queue).pipe(Stream.as<void>(undefined), Stream.prepend<void>([undefined])))).pipe(
-        Stream.tapError((error) => Effect.logWarning(`API key change feed lost, reconnecting: ${error.message}`)),
-        // Retried without end; the periodic reload of the key cache covers the gaps.
-        Stream.retry(Schedule.spaced("1 second")),
-        Stream.ignore
-      )
+    // Another instance's NOTIFY, on a connection of its own, not the pool's. A listener
+    // whose backend stops answering receives nothing and says nothing, so it is asked for a
+    // round trip every HEARTBEAT_INTERVAL and replaced when one takes longer than
+    // HEARTBEAT_TIMEOUT: a change reaches this process within a second, not at the next
+    // reload of the key cache.
+    const listening = Effect.gen(function*() {
+      const connection = yield* PgConnection.make({ ...pg.config, applicationName: LISTENER_APPLICATION_NAME })
+      const pinned = yield* connection.pin
+      const notifications = yield* pinned.listen(CHANGES_CHANNEL)
+      // Notifications sent while no listener was connected are lost: a (re)connection is a change.
+      yield* PubSub.publish(local, undefined)
+      // The statement runs in a fiber of its own: a missed beat is reported at its deadline,
+      // not once sql-pg has given up on the statement (seconds later).
+      const roundTrip = Effect.flatMap(Effect.forkScoped(pinned.query("SELECT 1")), (beat) =>
+        Fiber.join(beat).pipe(Effect.timeoutOrElse({
+          duration: HEARTBEAT_TIMEOUT,
+          orElse: () =>
+            Effect.fail(new HeartbeatMissed({ message: `no answer within ${Duration.format(HEARTBEAT_TIMEOUT)}` }))
+        })))
+      const heartbeat = Effect.forever(Effect.andThen(Effect.sleep(HEARTBEAT_INTERVAL), roundTrip))
+      const forward = Effect.forever(Effect.andThen(Queue.take(notifications), PubSub.publish(local, undefined)))
+      return yield* Effect.raceFirst(forward, heartbeat)
+    })
+    // The session running now, closed by this layer's release (within its deadline).
+    let session: Scope.Closeable | undefined
+    const listenForEver = Effect.forever(Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      session = scope
+      const exit = yield* Effect.exit(Scope.provide(listening, scope))
+      session = undefined
+      // The next connection does not wait for this one, whose backend may not answer.
+      yield* Effect.forkDetach(Effect.ignoreCause(ReleaseDeadline.close(scope, exit, LISTENER, LOST_LISTENER_TIMEOUT)))
+      if (Exit.isFailure(exit)) {
+        const error = Cause.squash(exit.cause)
+        yield* Effect.logWarning(`API key change feed lost, reconnecting: ${error instanceof Error ? error.message : String(error)}`)
+        // A silent listener is replaced at once; a connection that failed is tried again a second later.
+        if (!(error instanceof HeartbeatMissed)) yield* Effect.sleep("1 second")
+      }
+    }))
+    if (options.listen) {
+      yield* Effect.addFinalizer((exit) => session === undefined ? Effect.void : ReleaseDeadline.close(session, exit, LISTENER))
+      yield* Effect.forkScoped(listenForEver)
+    }
 
-    const changes = Effect.map(
-      PubSub.subscribe(local),
-      (subscription) => options.listen ? Stream.merge(Stream.fromSubscription(subscription), remote) : Stream.fromSubscription(subscription)
-    )
+    const changes = Effect.map(PubSub.subscribe(local), Stream.fromSubscription)
 
     return ApiKeyStore.of({ insert, insertIfEmpty, list, revoke, expire, touch, changes })
   })
