@@ -168,6 +168,8 @@ const store = (config: AppConfig, schemaLost: SchemaLost) => Layer.unwrap(Effect
 // Managed keys plus API_KEYS. With no key at all, a run still has to be usable: the
 // memory store makes one up per run and says it once; a durable store issues one the
 // first time and keeps it (only its digest), so the key stays valid across restarts.
+// The embedded store writes that key to a file in DATA_DIR (owner only) and says where:
+// stderr too is often collected and shipped, and a key kept for good must not travel.
 const apiKeys = (config: AppConfig) =>
   Layer.unwrap(Effect.gen(function*() {
     if (config.apiKeys.length > 0) return ApiKeysCached.layer(config.apiKeys)
@@ -178,7 +180,14 @@ const apiKeys = (config: AppConfig) =>
       return ApiKeysCached.layer([Redacted.make(key)])
     }
     const issued = yield* ApiKeyAdminLocal.bootstrap
-    if (Option.isSome(issued)) {
+    if (Option.isSome(issued) && config.store === "embedded") {
+      const BootstrapKeyFile = yield* Effect.promise(() => import("./adapters/apikeys/BootstrapKeyFile.ts"))
+      const file = yield* BootstrapKeyFile.write(config.dataDir, issued.value.key)
+      yield* Console.error(
+        `No API key existed, so this store issued one write key, written to ${file} (readable by its owner ` +
+          `only; store the key elsewhere and delete the file; manage keys with animal-store-keys)`
+      )
+    } else if (Option.isSome(issued)) {
       yield* Console.error(
         `No API key existed, so this store issued one write key, shown only now: ${
           Redacted.value(issued.value.key)

@@ -19,6 +19,15 @@ export class ApiKeyStore extends Context.Service<ApiKeyStore, {
   readonly revoke: (ids: ReadonlyArray<KeyId>, at: DateTime.Utc) => Effect.Effect<void, StoreUnavailable>
   /** Sets each key's expiry to the given instant. */
   readonly expire: (expiries: ReadonlyArray<readonly [KeyId, DateTime.Utc]>) => Effect.Effect<void, StoreUnavailable>
+  /**
+   * Sets each key's expiry and adds `successor`, as one change: both or neither, so a
+   * rotation never cuts the old keys' lives without its new key, nor issues one beside
+   * keys that keep living. A duplicate id is a defect, and then nothing changes.
+   */
+  readonly rotate: (
+    successor: ApiKey,
+    expiries: ReadonlyArray<readonly [KeyId, DateTime.Utc]>
+  ) => Effect.Effect<void, StoreUnavailable>
   /** Records last uses; an earlier time never replaces a later one. Not a change. */
   readonly touch: (uses: ReadonlyArray<readonly [KeyId, DateTime.Utc]>) => Effect.Effect<void, StoreUnavailable>
   /**

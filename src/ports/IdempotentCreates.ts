@@ -15,7 +15,9 @@ export class IdempotentCreates extends Context.Service<IdempotentCreates, {
    * the same key gets the kept answer (`replayed: true`), or IdempotencyKeyReused when its
    * fingerprint differs. A request whose key is held by a create still running waits a
    * bounded time for it, then replays; still running after that: IdempotencyKeyInUse.
-   * When `create` fails (StoreUnavailable), nothing is kept, so a retry creates.
+   * When `create` fails (StoreUnavailable), nothing is kept, so a retry creates. A store
+   * may also bound how many keys it keeps (the memory store forgets the least recently
+   * used past its cap); a key it has forgotten creates again.
    */
   readonly run: <R>(
     request: IdempotentRequest,

@@ -69,7 +69,7 @@ const scenario = (name: string, setup: Scenario) => {
     const first = await startService({ env, startTimeoutMs: setup.firstStartTimeoutMs })
     // The embedded store's DATA_DIR lock names the owner; SIGKILL leaves it behind for the next start to take over.
     const lockFile = env.DATA_DIR === undefined ? undefined : Path.join(env.DATA_DIR, "animal-store.pid")
-    const lockOwner = () => lockFile === undefined ? undefined : Fs.readFileSync(lockFile, "utf8").trim()
+    const lockOwner = () => lockFile === undefined ? undefined : Fs.readFileSync(lockFile, "utf8").split(" ")[0]?.trim()
     if (lockFile !== undefined) expect(lockOwner()).toBe(String(first.pid))
 
     // 60 one after another, then 140 with 20 in flight at a time.

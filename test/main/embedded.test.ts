@@ -8,23 +8,30 @@
  *   what was acknowledged is kept.
  * - A second process on a DATA_DIR that a live process holds is refused, and the
  *   holder keeps serving with its data intact.
+ * - A holder killed with its process group and left a zombie (not yet reaped) holds
+ *   nothing: a restart at once starts and serves.
  * - PGlite is one session behind one connection: concurrent requests queue for
  *   it and nothing is lost or mixed up.
  */
 import { afterAll, afterEach, describe, expect, it } from "vitest"
+import { spawn } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
+import { entry as mainScript } from "../../scripts/bundle.ts"
 import {
   createPet,
+  freePort,
   initializedDataDir,
   isPet,
   killAll,
   listAll,
   mapConcurrent,
   newPet,
+  nodeBin,
   type PetJson,
   removeTempDirs,
   type ServiceProcess,
+  sleep,
   startService
 } from "./ServiceProcess.ts"
 
@@ -151,7 +158,8 @@ describe("a second process on the same DATA_DIR", () => {
     const first = await startService({ env })
     const before = [await createPet(first, API_KEY, newPet(0)), await createPet(first, API_KEY, newPet(1))]
     const lockFile = Path.join(dataDir, "animal-store.pid")
-    expect(Fs.readFileSync(lockFile, "utf8").trim()).toBe(String(first.pid))
+    const lockOwner = () => Fs.readFileSync(lockFile, "utf8").split(" ")[0]?.trim()
+    expect(lockOwner()).toBe(String(first.pid))
 
     // Twice: a refused start must not disturb the lock for the next attempt either.
     for (const attempt of [1, 2]) {
@@ -164,7 +172,7 @@ describe("a second process on the same DATA_DIR", () => {
       expect(lines[0]).toContain(String(first.pid))
       expect(second.stderr).not.toMatch(/^\s+at /m)
       expect(second.stdout).not.toContain("Listening on")
-      expect(Fs.readFileSync(lockFile, "utf8").trim()).toBe(String(first.pid))
+      expect(lockOwner()).toBe(String(first.pid))
     }
 
     // The first one never noticed.
@@ -179,6 +187,69 @@ describe("a second process on the same DATA_DIR", () => {
     const third = await startService({ env })
     expect((await listAll(third, API_KEY)).pets).toEqual([...before, after])
     expect(await third.stop()).toEqual({ code: 0, signal: null })
+  }, 90_000)
+})
+
+/** The state letter of a process in /proc (`Z`: a zombie), or undefined once it is gone. */
+const processState = (pid: number): string | undefined => {
+  try {
+    const stat = Fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0]
+  } catch {
+    return undefined
+  }
+}
+
+describe.skipIf(!Fs.existsSync("/proc/self/stat"))("a restart at once after the process group was killed", () => {
+  it("starts and serves while the killed process is still a zombie", async () => {
+    const dataDir = await initializedDataDir()
+    const env = { API_KEYS: API_KEY, STORE: "embedded", DATA_DIR: dataDir }
+    const port = await freePort()
+    // The service alone in its own process group (setsid), under a parent that never reaps
+    // it (the shell becomes `sleep`): killed, it stays a zombie until that parent ends, as
+    // under a container without a reaping init.
+    const parent = spawn("sh", ["-c", "setsid \"$0\" \"$1\" & echo \"pid $!\"; exec sleep 600", nodeBin, mainScript], {
+      env: { PATH: process.env["PATH"] ?? "", PORT: String(port), RATE_LIMIT: "off", ...env },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    try {
+      let output = ""
+      parent.stdout.setEncoding("utf8").on("data", (chunk: string) => output += chunk)
+      parent.stderr.setEncoding("utf8").on("data", (chunk: string) => output += chunk)
+      for (let waited = 0; !/"Listening on http:\/\//.test(output); waited += 100) {
+        if (waited > 30_000) throw new Error(`the first service did not start\n${output}`)
+        await sleep(100)
+      }
+      const pid = Number(/^pid (\d+)$/m.exec(output)?.[1])
+      const created = await fetch(`http://127.0.0.1:${port}/v1/pets`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${API_KEY}`, "content-type": "application/json" },
+        body: JSON.stringify(newPet(0))
+      })
+      expect(created.status).toBe(201)
+      const pet = await created.json() as PetJson
+      const lockFile = Path.join(dataDir, "animal-store.pid")
+      expect(Fs.readFileSync(lockFile, "utf8").split(" ")[0]?.trim()).toBe(String(pid))
+
+      // The whole group, as a supervisor stops a unit: the process stays a zombie.
+      process.kill(-pid, "SIGKILL")
+      for (let waited = 0; processState(pid) !== "Z"; waited += 10) {
+        if (waited > 5_000) throw new Error(`pid ${pid} is ${processState(pid)}, not a zombie`)
+        await sleep(10)
+      }
+      expect(Fs.readFileSync(lockFile, "utf8").split(" ")[0]?.trim()).toBe(String(pid))
+
+      const second = await startService({ env })
+      expect(processState(pid), "the restart happened while the old process was a zombie").toBe("Z")
+      expect(Fs.readFileSync(lockFile, "utf8").split(" ")[0]?.trim()).toBe(String(second.pid))
+      expect((await listAll(second, API_KEY)).pets).toEqual([pet])
+      await createPet(second, API_KEY, newPet(1))
+      expect(await second.stop()).toEqual({ code: 0, signal: null })
+    } finally {
+      // The parent ends; init reaps the zombie.
+      parent.kill("SIGKILL")
+      await killAll()
+    }
   }, 90_000)
 })
 

@@ -28,12 +28,20 @@ describe("embedded store", () => {
     const dataDir = await initializedDataDir()
     const env = { STORE: "embedded", DATA_DIR: dataDir }
 
-    // No key anywhere: the store issues one, says it once on stderr, and keeps only its digest.
+    // No key anywhere: the store issues one, writes it to a file in DATA_DIR that only its
+    // owner may read, says where on stderr (never the key itself), and keeps only its digest.
     const first = await startService({ env })
-    const printed = first.stderr.match(KEY_PATTERN) ?? []
-    expect(printed, first.output).toHaveLength(1)
-    expect(first.stderr.trim().split("\n"), first.output).toHaveLength(1)
-    const bootstrap = printed[0]!
+    const keyFile = Path.join(dataDir, "bootstrap-key")
+    expect(first.stderr.trim().split("\n"), first.output).toEqual([
+      `No API key existed, so this store issued one write key, written to ${keyFile} (readable by its owner only; ` +
+      "store the key elsewhere and delete the file; manage keys with animal-store-keys)"
+    ])
+    expect(Fs.statSync(keyFile).mode & 0o777).toBe(0o600)
+    const bootstrap = Fs.readFileSync(keyFile, "utf8").trim()
+    expect(bootstrap).toMatch(new RegExp(`^${KEY_PATTERN.source}$`))
+    expect(first.stdout + first.stderr).not.toContain(bootstrap)
+    expect(first.stdout.match(KEY_PATTERN)).toBeNull()
+    expect(first.stderr.match(KEY_PATTERN)).toBeNull()
     expect(await statusOf(first, bootstrap, "POST")).toBe(201)
 
     // The admin port answers on loopback only, and only with the token from the data directory.
@@ -82,7 +90,7 @@ describe("embedded store", () => {
     expect(await statusOf(first, bootstrap, "POST")).toBe(201)
 
     // No key text ever reached the service's output, nor the data directory's admin file.
-    expect(first.stdout.match(KEY_PATTERN)).toBeNull()
+    expect((first.stdout + first.stderr).match(KEY_PATTERN)).toBeNull()
 
     // kill -9, restart: nothing is issued again, and the keys still work.
     await first.kill9()

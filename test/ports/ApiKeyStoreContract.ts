@@ -9,6 +9,7 @@ import { createHash } from "node:crypto"
 import * as ApiKeyAdminLocal from "../../src/adapters/apikeys/ApiKeyAdminLocal.ts"
 import * as ApiKeysCached from "../../src/adapters/apikeys/ApiKeysCached.ts"
 import { issue } from "../../src/adapters/apikeys/KeyIssuer.ts"
+import { ApiKey } from "../../src/domain/keys/ApiKey.ts"
 import { parseKeyId } from "../../src/domain/keys/KeyFormat.ts"
 import { KeyName } from "../../src/domain/keys/KeyName.ts"
 import { ApiKeyAdmin } from "../../src/ports/ApiKeyAdmin.ts"
@@ -80,11 +81,39 @@ export const apiKeyStoreContract = (name: string, store: Layer.Layer<ApiKeyStore
           assert.strictEqual(millis((yield* byId(key.id))?.lastUsedAt), Date.parse("2026-02-03T00:00:00.000Z"))
         }))
 
-      it.effect("changes: a writer's insert, revoke and expiry each reach a subscriber", () =>
+      it.effect("rotate sets the expiries and adds the successor as one change: a successor refused changes nothing", () =>
+        Effect.gen(function*() {
+          const store = yield* ApiKeyStore
+          const old = record("rotating")
+          yield* store.insert(old)
+          const graceEnd = at("2026-01-02T00:00:00.000Z")
+          const before = yield* store.list
+
+          // A successor whose id is taken (a defect): the expiry written before its insert is undone.
+          const clash = new ApiKey({ ...record("rotating"), id: old.id }, { disableChecks: true })
+          const refused = yield* Effect.exit(store.rotate(clash, [[old.id, graceEnd]]))
+          assert.isTrue(Exit.isFailure(refused))
+          assert.deepStrictEqual(yield* store.list, before)
+
+          const successor = record("rotating")
+          yield* store.rotate(successor, [[old.id, graceEnd]])
+          assert.deepStrictEqual(yield* byId(successor.id), successor)
+          assert.strictEqual(millis((yield* byId(old.id))?.expiresAt), DateTime.toEpochMillis(graceEnd))
+          assert.strictEqual((yield* store.list).length, before.length + 1)
+        }))
+
+      it.effect("changes: a writer's insert, revoke, expiry and rotation each reach a subscriber", () =>
         Effect.gen(function*() {
           const store = yield* ApiKeyStore
           const key = record("watched")
-          for (const write of [store.insert(key), store.revoke([key.id], at("2026-02-01T00:00:00.000Z")), store.expire([[key.id, at("2026-03-01T00:00:00.000Z")]])]) {
+          for (
+            const write of [
+              store.insert(key),
+              store.revoke([key.id], at("2026-02-01T00:00:00.000Z")),
+              store.expire([[key.id, at("2026-03-01T00:00:00.000Z")]]),
+              store.rotate(record("watched"), [[key.id, at("2026-03-02T00:00:00.000Z")]])
+            ]
+          ) {
             const signal = yield* Effect.scoped(Effect.gen(function*() {
               const changes = yield* store.changes
               yield* write

@@ -54,8 +54,7 @@ export const make = Effect.gen(function*() {
     const newest = previous.at(-1)
     if (newest === undefined) return yield* new KeyNotFound({ ref: name })
     const issued = issue({ name, scope: newest.scope, lifetime: undefined }, now)
-    yield* store.insert(issued.record)
-    yield* store.expire(previous.map((key) => [key.id, graceExpiry(key, now, grace)] as const))
+    yield* store.rotate(issued.record, previous.map((key) => [key.id, graceExpiry(key, now, grace)] as const))
     const ids = previous.map((key) => key.id)
     return { issued, previous: (yield* store.list).filter((key) => ids.includes(key.id)) }
   })

@@ -5,10 +5,29 @@
  */
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { isAlive } from "../LiveProcess.ts"
+import { isAlive, startTimeOf } from "../LiveProcess.ts"
 
-/** Name of the file, inside the data directory, holding the owning process id. */
+/**
+ * Name of the file, inside the data directory, holding the owning process id and, where
+ * /proc tells it, the owner's start time: `<pid> <starttime>` (a file of a pid alone,
+ * written by an earlier version or on macOS, is read too).
+ */
 export const lockFileName = "animal-store.pid"
+
+/**
+ * What this process writes into a lock file: its pid, then its start time, so that a
+ * later process given the same pid is not taken for this one.
+ */
+const ownContent = (): string => {
+  const startTime = startTimeOf(process.pid)
+  return startTime === undefined ? `${process.pid}\n` : `${process.pid} ${startTime}\n`
+}
+
+/** A lock file's owner, when its content names one. */
+const ownerOf = (content: string): { readonly pid: number; readonly startTime: string | undefined } | undefined => {
+  const match = /^([1-9]\d*)(?: (\d+))?$/.exec(content.trim())
+  return match === null ? undefined : { pid: Number(match[1]), startTime: match[2] }
+}
 
 /**
  * A lock younger than this whose content is not a pid is taken to be one a
@@ -31,7 +50,8 @@ export type LockState =
 
 /**
  * Creates `dataDir` if needed and its lock file exclusively (`wx`), taking over
- * one whose process is gone (SIGKILL, crash). Two processes taking over the same
+ * one whose process is gone (SIGKILL, crash): exited, a zombie not yet reaped (a
+ * supervisor that restarts at once meets one), or another process given its pid. Two processes taking over the same
  * stale lock at the same instant could both succeed; a clean or live lock is never
  * shared. Throws on file system errors.
  */
@@ -40,7 +60,7 @@ export const lock = (dataDir: string): LockState => {
   const lockPath = Path.join(dataDir, lockFileName)
   while (true) {
     try {
-      Fs.writeFileSync(lockPath, `${process.pid}\n`, { flag: "wx" })
+      Fs.writeFileSync(lockPath, ownContent(), { flag: "wx" })
       heldLocks.add(lockPath)
       return { _tag: "Acquired", lockPath }
     } catch (error) {
@@ -56,11 +76,11 @@ export const lock = (dataDir: string): LockState => {
       if (errorCode(error) === "ENOENT") continue
       throw error
     }
-    const pid = /^[1-9]\d*$/.test(content.trim()) ? Number(content.trim()) : undefined
-    if (pid === undefined) {
-      if (Date.now() - modifiedAt < unwrittenLockGraceMillis) return { _tag: "InUse", pid }
-    } else if (isAlive(pid) && (pid !== process.pid || heldLocks.has(lockPath))) {
-      return { _tag: "InUse", pid }
+    const owner = ownerOf(content)
+    if (owner === undefined) {
+      if (Date.now() - modifiedAt < unwrittenLockGraceMillis) return { _tag: "InUse", pid: undefined }
+    } else if (isAlive(owner.pid, owner.startTime) && (owner.pid !== process.pid || heldLocks.has(lockPath))) {
+      return { _tag: "InUse", pid: owner.pid }
     }
     Fs.rmSync(lockPath, { force: true })
   }
@@ -70,7 +90,7 @@ export const lock = (dataDir: string): LockState => {
 export const unlock = (lockPath: string): void => {
   heldLocks.delete(lockPath)
   try {
-    if (Fs.readFileSync(lockPath, "utf8").trim() === String(process.pid)) Fs.rmSync(lockPath, { force: true })
+    if (Fs.readFileSync(lockPath, "utf8") === ownContent()) Fs.rmSync(lockPath, { force: true })
   } catch {
     // Already gone.
   }

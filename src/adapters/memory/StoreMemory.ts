@@ -2,7 +2,6 @@ import { Context, Effect, Layer } from "effect"
 import type { IdempotentCreates } from "../../ports/IdempotentCreates.ts"
 import { OrderRepository } from "../../ports/OrderRepository.ts"
 import { PetRepository } from "../../ports/PetRepository.ts"
-import type { IdempotencyOptions } from "../idempotency/IdempotencyOptions.ts"
 import * as IdempotentCreatesMemory from "./IdempotentCreatesMemory.ts"
 import * as OrderRepositoryMemory from "./OrderRepositoryMemory.ts"
 import { OrderTable } from "./OrderTable.ts"
@@ -20,7 +19,7 @@ import { PetTable } from "./PetTable.ts"
  * appears in any public layer's type.
  */
 export const layerWith = (
-  options: IdempotencyOptions
+  options: IdempotentCreatesMemory.Options
 ): Layer.Layer<PetRepository | OrderRepository | IdempotentCreates> =>
   Layer.merge(
     Layer.effectContext(Effect.sync(() => {
@@ -32,5 +31,5 @@ export const layerWith = (
     IdempotentCreatesMemory.layer(options)
   )
 
-/** The in-memory store with keys kept for 24 hours. */
+/** The in-memory store with keys kept for 24 hours, at most 10,000 of them (IdempotentCreatesMemory.MAX_KEYS). */
 export const layer: Layer.Layer<PetRepository | OrderRepository | IdempotentCreates> = layerWith({})

@@ -8,13 +8,21 @@ import { Effect, Layer, Option, Redacted, Schema } from "effect"
 import { HttpServer } from "effect/http"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { isAlive } from "../../LiveProcess.ts"
+import { isAlive, startTimeOf } from "../../LiveProcess.ts"
 
 /** Name of the file, inside the data directory, that holds the admin address and token. */
 export const ADMIN_FILE_NAME = "animal-store.admin.json"
 
-/** Where a running service's admin routes are, and the token they require. */
-export const AdminAddress = Schema.Struct({ pid: Schema.Int, port: Schema.Int, token: Schema.String })
+/**
+ * Where a running service's admin routes are, and the token they require. The start time
+ * (where /proc tells it) makes the pid name that process only, not a later one given its pid.
+ */
+export const AdminAddress = Schema.Struct({
+  pid: Schema.Int,
+  startTime: Schema.optionalKey(Schema.String),
+  port: Schema.Int,
+  token: Schema.String
+})
 /** A value of {@link AdminAddress}. */
 export type AdminAddress = typeof AdminAddress.Type
 
@@ -27,7 +35,7 @@ export const layer = (dataDir: string, token: Redacted.Redacted<string>): Layer.
     const server = yield* HttpServer.HttpServer
     const port = server.address._tag === "UnixPathAddress" ? 0 : server.address.port
     const file = Path.join(Path.resolve(dataDir), ADMIN_FILE_NAME)
-    const content = JSON.stringify({ pid: process.pid, port, token: Redacted.value(token) })
+    const content = JSON.stringify({ pid: process.pid, startTime: startTimeOf(process.pid), port, token: Redacted.value(token) })
     yield* Effect.acquireRelease(
       Effect.sync(() => {
         // Written whole, then renamed into place: a reader never sees half a file.
@@ -46,7 +54,7 @@ export const read = (dataDir: string): Effect.Effect<Option.Option<AdminAddress>
       const parsed = Schema.decodeUnknownOption(Schema.fromJsonString(AdminAddress))(
         Fs.readFileSync(Path.join(Path.resolve(dataDir), ADMIN_FILE_NAME), "utf8")
       )
-      return Option.filter(parsed, (address) => isAlive(address.pid))
+      return Option.filter(parsed, (address) => isAlive(address.pid, address.startTime))
     } catch {
       // No file: no service.
       return Option.none()

@@ -40,6 +40,15 @@ export const make = Effect.gen(function*() {
     expire: Effect.fn("ApiKeyStore.expire")((expiries: ReadonlyArray<readonly [KeyId, DateTime.Utc]>) =>
       Effect.andThen(Effect.sync(() => expiries.forEach(([id, at]) => update(id, { expiresAt: at }))), signal)
     ),
+    rotate: Effect.fn("ApiKeyStore.rotate")((successor: ApiKey, expiries: ReadonlyArray<readonly [KeyId, DateTime.Utc]>) =>
+      Effect.suspend(() => {
+        // Checked before anything changes, so that a refused rotation changes nothing.
+        if (keys.has(successor.id)) return Effect.die(new Error(`API key id ${successor.id} is taken`))
+        expiries.forEach(([id, at]) => update(id, { expiresAt: at }))
+        keys.set(successor.id, successor)
+        return signal
+      })
+    ),
     touch: Effect.fn("ApiKeyStore.touch")((uses: ReadonlyArray<readonly [KeyId, DateTime.Utc]>) =>
       Effect.sync(() => {
         for (const [id, at] of uses) {

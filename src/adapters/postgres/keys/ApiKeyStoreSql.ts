@@ -117,12 +117,19 @@ export const make = (options: Options) =>
       )))
     )
 
+    const expireStatements = (expiries: ReadonlyArray<readonly [KeyId, DateTime.Utc]>) =>
+      Effect.forEach(expiries, ([id, at]) => sql`UPDATE api_keys SET expires_at = ${date(at)} WHERE id = ${id}`, {
+        discard: true
+      })
+
     const expire = Effect.fn("ApiKeyStore.expire")((expiries: ReadonlyArray<readonly [KeyId, DateTime.Utc]>) =>
-      guard(announced(Effect.forEach(
-        expiries,
-        ([id, at]) => sql`UPDATE api_keys SET expires_at = ${date(at)} WHERE id = ${id}`,
-        { discard: true }
-      )))
+      guard(announced(expireStatements(expiries)))
+    )
+
+    // One transaction: an insert that fails rolls the expiries back.
+    const rotate = Effect.fn("ApiKeyStore.rotate")(
+      (successor: ApiKey, expiries: ReadonlyArray<readonly [KeyId, DateTime.Utc]>) =>
+        guard(Effect.asVoid(announced(Effect.andThen(expireStatements(expiries), insertStatement(successor)))))
     )
 
     const touch = Effect.fn("ApiKeyStore.touch")((uses: ReadonlyArray<readonly [KeyId, DateTime.Utc]>) =>
@@ -181,7 +188,7 @@ export const make = (options: Options) =>
 
     const changes = Effect.map(PubSub.subscribe(local), Stream.fromSubscription)
 
-    return ApiKeyStore.of({ insert, insertIfEmpty, list, revoke, expire, touch, changes })
+    return ApiKeyStore.of({ insert, insertIfEmpty, list, revoke, expire, rotate, touch, changes })
   })
 
 /** An ApiKeyStore on the sql-pg client in context. */
