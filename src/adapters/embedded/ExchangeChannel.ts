@@ -60,6 +60,13 @@ const reply = 2
 /** Set by the main thread itself when the database thread is gone. */
 const abandoned = 3
 
+/**
+ * How long a reply is awaited whole before it is taken in pieces. Most batches take less:
+ * answered whole, they cost the main thread one wake-up rather than one per statement
+ * (which took 3,000 batches of four `SELECT n` from 0.6–1.0 s of CPU to 1.1–1.5 s).
+ */
+const piecesAfterMs = 5
+
 const initialBytes = 64 * 1024
 /** PGlite's own bound on a reply. */
 const maxBytes = 2 ** 30
@@ -99,6 +106,8 @@ export const client = (buffers: Buffers) => {
 
   /** Hands each published piece to `onPiece` until the request is answered; returns where the handed-over bytes end. */
   const takePieces = async (onPiece: (bytes: Uint8Array) => void): Promise<number> => {
+    const whole = Atomics.waitAsync(control, state, request, piecesAfterMs)
+    if (whole.async) await whole.value
     let handed = 0
     while (true) {
       const seen = Atomics.load(control, sequence)
