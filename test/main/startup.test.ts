@@ -4,7 +4,9 @@
  * ready. Nothing may hang: every attempt is refused at the socket (not listening
  * yet) or gets a complete answer at once — `/healthz` 200, and `/readyz` and
  * the API 503 `service_unavailable` with `Retry-After` until the store is ready.
- * A create answered 503 is not stored; one answered 201 is.
+ * A create answered 503 is not stored; one answered 201 is. Every answer,
+ * those the HTTP server gives before the application is attached included,
+ * has its line in the request log.
  *
  * On the embedded store with an empty DATA_DIR (initdb, the longest start), with
  * an existing one, and on PostgreSQL.
@@ -172,6 +174,27 @@ const check = async (label: string, env: Record<string, string>, startTimeoutMs:
       `first answer ${firstAnswerMs} ms after spawn, ready ${readyAtMs} ms; slowest answer ${slowest.toFixed(0)} ms`
   )
   expect(await service.stop()).toEqual({ code: 0, signal: null })
+
+  // Each answer's request line, found by the id the client got, in the one shape of request lines.
+  const requestLines = new Map(
+    service.logLines().filter((line) => line.message === "Sent HTTP response").map((line) => {
+      const annotations = line.annotations as Record<string, unknown>
+      return [annotations["request.id"], line] as const
+    })
+  )
+  const unlogged = answered.filter((a) => !requestLines.has(a.response.headers["x-request-id"]))
+  expect(unlogged.map((a) => `${a.kind} at ${a.atMs} ms: ${a.response.status}`), service.stdout).toEqual([])
+  for (const a of early.filter((a) => a.response.status === 503)) {
+    const line = requestLines.get(a.response.headers["x-request-id"])!
+    expect(line.level).toBe("WARN")
+    expect(line.annotations).toMatchObject({
+      "http.method": a.kind === "create" ? "POST" : "GET",
+      "http.url": { readyz: "/readyz", list: "/v1/pets", create: "/v1/pets", healthz: "/healthz" }[a.kind],
+      "http.status": 503,
+      "error.message": expect.any(String)
+    })
+    expect(line.spans).toMatchObject({ "http.span": expect.any(Number) })
+  }
   return { early, readyAtMs: readyAtMs as number }
 }
 

@@ -24,6 +24,8 @@ export interface Options {
    * to adopt (and release) instead of beginning its own.
    */
   readonly opening?: EmbeddedOpening.Opening | undefined
+  /** When the maintenance passes run, and for how long at most; EmbeddedMaintenance's defaults when omitted. */
+  readonly maintenance?: EmbeddedMaintenance.Schedule | undefined
 }
 
 /** Another live process (or this one) has the data directory open. */
@@ -114,6 +116,6 @@ export const layer = (
       username: "postgres",
       database: "postgres"
     })
-    yield* Effect.forkScoped(EmbeddedMaintenance.run(client))
+    yield* Effect.forkScoped(EmbeddedMaintenance.run(client, options.maintenance))
     return client
   }))

@@ -9,6 +9,11 @@
  * in a small `Int32Array`: the main thread writes a request and flips the
  * state to `request`; the database thread writes its reply and flips it to
  * `reply`; the main thread copies the reply out and sets it back to `idle`.
+ *
+ * A reply can also be taken in pieces while the request still runs: the
+ * database thread publishes each piece as PGlite hands it over (each
+ * statement's answer once that statement has finished), so the answer of a
+ * statement does not wait for the statements sent after it in the same batch.
  */
 
 /** The buffers both threads map; sent to the database thread at its start. */
@@ -31,7 +36,7 @@ export interface Reply {
   readonly bytes: Uint8Array
 }
 
-/** Where the database thread writes a reply, in as many pieces as it comes in. */
+/** Where the database thread writes a reply, in as many pieces as it comes in; each is published at once. */
 export interface ReplyWriter {
   readonly write: (chunk: Uint8Array) => void
 }
@@ -41,6 +46,13 @@ const state = 0
 const requestLength = 1
 const replyLength = 2
 const kind = 3
+/** How much of the reply the database thread has written so far. */
+const published = 4
+/**
+ * Bumped at every published piece, at the reply and at abandonment: what a main thread
+ * that takes pieces waits on, so no wake-up can slip between its look and its wait.
+ */
+const sequence = 5
 
 const idle = 0
 const request = 1
@@ -48,12 +60,19 @@ const reply = 2
 /** Set by the main thread itself when the database thread is gone. */
 const abandoned = 3
 
+/**
+ * How long a reply is awaited whole before it is taken in pieces. Most batches take less:
+ * answered whole, they cost the main thread one wake-up rather than one per statement
+ * (which took 3,000 batches of four `SELECT n` from 0.6–1.0 s of CPU to 1.1–1.5 s).
+ */
+const piecesAfterMs = 5
+
 const initialBytes = 64 * 1024
 /** PGlite's own bound on a reply. */
 const maxBytes = 2 ** 30
 
 export const makeBuffers = (): Buffers => ({
-  control: new SharedArrayBuffer(4 * Int32Array.BYTES_PER_ELEMENT),
+  control: new SharedArrayBuffer(6 * Int32Array.BYTES_PER_ELEMENT),
   request: new SharedArrayBuffer(initialBytes, { maxByteLength: maxBytes }),
   reply: new SharedArrayBuffer(initialBytes, { maxByteLength: maxBytes })
 })
@@ -70,27 +89,60 @@ const put = (buffer: SharedArrayBuffer, offset: number, chunk: Uint8Array): numb
   return end
 }
 
+/** A copy of `buffer`'s bytes from `start` to `end`. */
+const copy = (buffer: SharedArrayBuffer, start: number, end: number): Uint8Array =>
+  Buffer.from(new Uint8Array(buffer, start, end - start))
+
 /**
  * The main thread's end. `send` must not be called again before its previous
- * reply has settled. `abandon` settles a pending and every later `send` with
- * `error`: the database thread is gone and will not answer.
+ * reply has settled. With `onPiece`, the reply's pieces go to it as the database
+ * thread publishes them, and the reply settles with what was not handed over (an
+ * ok reply: nothing; a failure: its message). `abandon` settles a pending and
+ * every later `send` with `error`: the database thread is gone and will not answer.
  */
 export const client = (buffers: Buffers) => {
   const control = new Int32Array(buffers.control)
   let gone: Error | undefined
 
-  const send = async (what: RequestKind, bytes: Uint8Array): Promise<Reply> => {
+  /** Hands each published piece to `onPiece` until the request is answered; returns where the handed-over bytes end. */
+  const takePieces = async (onPiece: (bytes: Uint8Array) => void): Promise<number> => {
+    const whole = Atomics.waitAsync(control, state, request, piecesAfterMs)
+    if (whole.async) await whole.value
+    let handed = 0
+    while (true) {
+      const seen = Atomics.load(control, sequence)
+      const answered = Atomics.load(control, state) !== request
+      const upTo = Atomics.load(control, published)
+      if (upTo > handed && gone === undefined) {
+        onPiece(copy(buffers.reply, handed, upTo))
+        handed = upTo
+      }
+      if (answered) return handed
+      const wait = Atomics.waitAsync(control, sequence, seen)
+      if (wait.async) await wait.value
+    }
+  }
+
+  const send = async (what: RequestKind, bytes: Uint8Array, onPiece?: (bytes: Uint8Array) => void): Promise<Reply> => {
     if (gone !== undefined) throw gone
     control[requestLength] = put(buffers.request, 0, bytes)
     control[kind] = what
+    Atomics.store(control, published, 0)
     Atomics.store(control, state, request)
     Atomics.notify(control, state)
-    const wait = Atomics.waitAsync(control, state, request)
-    if (wait.async) await wait.value
+    let handed = 0
+    if (onPiece === undefined) {
+      const wait = Atomics.waitAsync(control, state, request)
+      if (wait.async) await wait.value
+    } else {
+      handed = await takePieces(onPiece)
+    }
     if (gone !== undefined) throw gone
+    const failed = control[kind] === ReplyKind.failed
     const replied: Reply = {
-      kind: control[kind] === ReplyKind.failed ? ReplyKind.failed : ReplyKind.ok,
-      bytes: Buffer.from(new Uint8Array(buffers.reply, 0, control[replyLength] ?? 0))
+      kind: failed ? ReplyKind.failed : ReplyKind.ok,
+      // A failure's message follows the pieces published before it.
+      bytes: copy(buffers.reply, failed ? control[published] ?? 0 : handed, control[replyLength] ?? 0)
     }
     Atomics.store(control, state, idle)
     return replied
@@ -101,7 +153,9 @@ export const client = (buffers: Buffers) => {
   const abandon = (error: Error): void => {
     gone = error
     Atomics.store(control, state, abandoned)
+    Atomics.add(control, sequence, 1)
     Atomics.notify(control, state)
+    Atomics.notify(control, sequence)
   }
 
   return { send, abandon }
@@ -111,14 +165,17 @@ const answer = (control: Int32Array, what: ReplyKind, length: number): void => {
   control[replyLength] = length
   control[kind] = what
   Atomics.store(control, state, reply)
+  Atomics.add(control, sequence, 1)
   Atomics.notify(control, state)
+  Atomics.notify(control, sequence)
 }
 
-const failure = (buffers: Buffers, control: Int32Array, error: unknown): void =>
+/** Written after what was published, which the main thread may still be copying. */
+const failure = (buffers: Buffers, control: Int32Array, length: number, error: unknown): void =>
   answer(
     control,
     ReplyKind.failed,
-    put(buffers.reply, 0, Buffer.from(error instanceof Error ? error.message : String(error)))
+    put(buffers.reply, length, Buffer.from(error instanceof Error ? error.message : String(error)))
   )
 
 /**
@@ -137,6 +194,9 @@ export const serve = async (
   const writer: ReplyWriter = {
     write: (chunk) => {
       length = put(buffers.reply, length, chunk)
+      Atomics.store(control, published, length)
+      Atomics.add(control, sequence, 1)
+      Atomics.notify(control, sequence)
     }
   }
   while (true) {
@@ -154,7 +214,7 @@ export const serve = async (
       else await handle(new Uint8Array(buffers.request, 0, control[requestLength] ?? 0), writer)
       answer(control, ReplyKind.ok, length)
     } catch (error) {
-      failure(buffers, control, error)
+      failure(buffers, control, length, error)
     }
     if (closing) return
   }

@@ -3,7 +3,9 @@
  * through PgClient's `stream` option, so the SQL that runs against a
  * PostgreSQL server runs unchanged against the embedded database. No socket is
  * opened: whole messages go to PGlite (on its own thread, {@link PgliteThread})
- * in batches, and its replies come back on the stream.
+ * in batches, and its replies come back on the stream, each statement's as soon
+ * as PGlite has run it: a statement's answer never waits for the statements
+ * batched after it (a create answered in time, not after a slow query behind it).
  *
  * PGlite is a single backend session. Every connection made through the
  * returned factory waits for its turn at that session, and hands it back reset
@@ -12,9 +14,12 @@
  */
 import { Duplex } from "node:stream"
 
-/** Where the messages run: PGlite, one batch at a time, in call order. */
+/**
+ * Where the messages run: PGlite, one batch at a time, in call order. Given `onReply`,
+ * the reply goes to it in pieces as it is produced, and the promise resolves with the rest.
+ */
 export interface Backend {
-  readonly exchange: (messages: Uint8Array) => Promise<Uint8Array>
+  readonly exchange: (messages: Uint8Array, onReply?: (bytes: Uint8Array) => void) => Promise<Uint8Array>
 }
 
 // Request codes carried by the untyped packets a client may send before its
@@ -168,7 +173,7 @@ export const makePgliteStream = ({ exchange }: Backend): (() => Duplex) => {
       if (end > 0) {
         const batch = pending.subarray(0, end)
         pending = pending.subarray(end)
-        respond(await exchange(batch))
+        respond(await exchange(batch, respond))
       }
       if (terminated) {
         pending = Buffer.alloc(0)

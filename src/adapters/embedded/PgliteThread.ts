@@ -9,8 +9,13 @@ import * as ExchangeChannel from "./ExchangeChannel.ts"
 import type { Start, Started } from "./PgliteWorker.ts"
 
 export interface PgliteThread {
-  /** Runs protocol messages in PGlite; batches run one at a time, in call order. */
-  readonly exchange: (messages: Uint8Array) => Promise<Uint8Array>
+  /**
+   * Runs protocol messages in PGlite; batches run one at a time, in call order. Resolves
+   * with the reply, or, given `onReply`, hands the reply to it in pieces as PGlite
+   * produces them (each statement's answer once that statement has run) and resolves
+   * with nothing more once the batch has run.
+   */
+  readonly exchange: (messages: Uint8Array, onReply?: (bytes: Uint8Array) => void) => Promise<Uint8Array>
   /**
    * Lets the exchanges already asked for finish, closes PGlite (a shutdown
    * checkpoint) and waits for the thread to end. Later exchanges are refused.
@@ -66,9 +71,13 @@ export const open = (dataDir: string): Promise<PgliteThread> =>
       channel.abandon(threadError(`the database thread has stopped (exit code ${code})`))
     })
 
-    const send = (kind: ExchangeChannel.RequestKind, messages: Uint8Array): Promise<Uint8Array> => {
+    const send = (
+      kind: ExchangeChannel.RequestKind,
+      messages: Uint8Array,
+      onReply?: (bytes: Uint8Array) => void
+    ): Promise<Uint8Array> => {
       if (inFlight++ === 0) worker.ref()
-      const sent = queue.then(() => channel.send(kind, messages)).then((reply) => {
+      const sent = queue.then(() => channel.send(kind, messages, onReply)).then((reply) => {
         if (reply.kind === ExchangeChannel.ReplyKind.failed) {
           throw threadError(Buffer.from(reply.bytes).toString("utf8"))
         }
@@ -80,10 +89,10 @@ export const open = (dataDir: string): Promise<PgliteThread> =>
       return sent
     }
 
-    const exchange = (messages: Uint8Array): Promise<Uint8Array> =>
+    const exchange = (messages: Uint8Array, onReply?: (bytes: Uint8Array) => void): Promise<Uint8Array> =>
       closing
         ? Promise.reject(threadError("the database is closed"))
-        : send(ExchangeChannel.RequestKind.exchange, messages)
+        : send(ExchangeChannel.RequestKind.exchange, messages, onReply)
 
     let closed: Promise<void> | undefined
     const close = (): Promise<void> => {

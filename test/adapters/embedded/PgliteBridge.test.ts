@@ -40,9 +40,9 @@ beforeAll(async () => {
   thread = await PgliteThread.open(dataDir)
   await thread.exchange(simpleQuery("CREATE TABLE bridge_animals (id serial PRIMARY KEY, name text NOT NULL)"))
   bridge = makePgliteStream({
-    exchange: (messages) => {
+    exchange: (messages, onReply) => {
       exchanges.push(Buffer.from(messages))
-      return thread.exchange(messages)
+      return thread.exchange(messages, onReply)
     }
   })
 })

@@ -20,6 +20,8 @@
  * - **Pipelining is bounded**: one connection has at most a few requests in the
  *   application at once, so it cannot crowd out other connections; one that piles up
  *   more than a bounded queue is cut off once what it has in progress is answered.
+ * - **One request log line for each of these answers too**, written by RequestTelemetry's
+ *   `logRequest` (route `unmatched`; method and path `-` where Node could not parse them).
  * - **Shutdown stops new work at once** (on the server's `close`, which NodeHttpServer
  *   calls when its scope closes): no new connection is accepted, connections without
  *   an accepted request are closed, the last accepted response on each connection says
@@ -27,12 +29,17 @@
  *   as soon as the accepted requests are answered, or at the grace period at the latest.
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Duration } from "effect"
+import { Duration, Effect, Layer } from "effect"
 import * as Http from "node:http"
 import type { Socket } from "node:net"
 import { ExpectationFailed, InvalidRequest, RequestHeaderFieldsTooLarge, ServiceUnavailable } from "../api/ApiErrors.ts"
 import * as ProtocolErrors from "./ProtocolErrors.ts"
 import { REQUEST_ID_HEADER, requestIdFor } from "./RequestId.ts"
+import { pathOf } from "./RouteTable.ts"
+import * as RequestTelemetry from "./RequestTelemetry.ts"
+
+/** Writes the log line of a request answered here, which arrived at `startedAt` (epoch ms). */
+export type LogRequest = (line: RequestTelemetry.RequestLine, startedAt: number) => void
 
 /** Longest a client may take to send its request headers. */
 export const HEADERS_TIMEOUT_MS = 10_000
@@ -65,6 +72,8 @@ interface Pending {
   readonly event: Event
   readonly request: Http.IncomingMessage
   readonly response: Http.ServerResponse
+  /** When Node handed it over, epoch ms. */
+  readonly arrivedAt: number
 }
 
 /** What the server knows of one client connection. */
@@ -76,6 +85,8 @@ class Connection {
   readonly waiting: Array<Pending> = []
   /** A protocol error to answer once the requests before it are answered. */
   failure: ProtocolErrors.ErrorBody | undefined
+  /** When that error came, epoch ms. */
+  failedAt = 0
   /** No further request is taken; the connection ends once those in progress are answered. */
   cut = false
   /** Ending: nothing more is written. */
@@ -108,11 +119,12 @@ const isHealthCheck = (request: Http.IncomingMessage) =>
 export class ServiceServer extends Http.Server {
   readonly #connections = new Map<Socket, Connection>()
   readonly #shutdownTimeoutMs: number
+  readonly #logRequest: LogRequest | undefined
   #draining = false
   /** Requests accepted before the shutdown began and answered after it. */
   #drained = 0
 
-  constructor(shutdownTimeoutMs: number, onDrained?: (requests: number) => void) {
+  constructor(shutdownTimeoutMs: number, onDrained?: (requests: number) => void, logRequest?: LogRequest) {
     super({
       headersTimeout: HEADERS_TIMEOUT_MS,
       requestTimeout: REQUEST_TIMEOUT_MS,
@@ -126,6 +138,7 @@ export class ServiceServer extends Http.Server {
       shouldUpgradeCallback: () => false
     })
     this.#shutdownTimeoutMs = shutdownTimeoutMs
+    this.#logRequest = logRequest
     // Closed: every connection is gone, so every drained request is counted.
     if (onDrained !== undefined) this.once("close", () => onDrained(this.#drained))
     // Node keeps the first maxHeadersCount fields and drops the rest silently: one more
@@ -137,17 +150,20 @@ export class ServiceServer extends Http.Server {
     })
     this.on("clientError", (error: Error, socket: Socket) => this.#onClientError(error, socket))
     this.on("checkExpectation", (_request: Http.IncomingMessage, response: Http.ServerResponse) =>
-      ProtocolErrors.send(response, new ExpectationFailed({ message: "only Expect: 100-continue is supported" }), CLOSE))
+      this.#send(response, new ExpectationFailed({ message: "only Expect: 100-continue is supported" }), CLOSE))
     // A CONNECT request names a host to tunnel to, not a resource of this service.
-    this.on("connect", (_request: Http.IncomingMessage, socket: Socket) =>
-      ProtocolErrors.sendOnSocket(socket, new InvalidRequest({ message: "the CONNECT method is not supported" })))
+    this.on("connect", (request: Http.IncomingMessage, socket: Socket) => {
+      const arrivedAt = Date.now()
+      const error = new InvalidRequest({ message: "the CONNECT method is not supported" })
+      this.#log(request.method ?? "-", request.url ?? "-", error, ProtocolErrors.sendOnSocket(socket, error), arrivedAt)
+    })
   }
 
   // Node emits each parsed request here; the policy decides when (and whether) the
   // application's listener sees it.
   override emit(event: string, ...args: Array<any>): boolean {
     if (event === "request" || event === "checkContinue") {
-      this.#arrive({ event, request: args[0], response: args[1] })
+      this.#arrive({ event, request: args[0], response: args[1], arrivedAt: Date.now() })
       return true
     }
     return super.emit(event, ...args)
@@ -182,32 +198,68 @@ export class ServiceServer extends Http.Server {
     this.#advance(connection)
   }
 
+  /** The request line of an answer given here. */
+  #log(
+    method: string,
+    url: string,
+    answer: { readonly status: number; readonly message?: string },
+    requestId: string,
+    arrivedAt: number
+  ): void {
+    this.#logRequest?.({
+      method,
+      path: pathOf(url),
+      status: answer.status,
+      route: RequestTelemetry.UNMATCHED,
+      requestId,
+      errorMessage: answer.status < 500 ? undefined : answer.message
+    }, arrivedAt)
+  }
+
+  /** ProtocolErrors.send, and the request's log line. */
+  #send(
+    response: Http.ServerResponse,
+    error: ProtocolErrors.ErrorBody,
+    headers?: Readonly<Record<string, string>>,
+    arrivedAt = Date.now()
+  ): void {
+    const requestId = ProtocolErrors.send(response, error, headers)
+    this.#log(response.req.method ?? "-", response.req.url ?? "-", error, requestId, arrivedAt)
+  }
+
   /** Answers what the application must not or cannot take; true when it did. */
-  #answeredHere({ request, response }: Pending): boolean {
+  #answeredHere({ arrivedAt, request, response }: Pending): boolean {
     if (request.rawHeaders.length / 2 > MAX_HEADERS) {
-      ProtocolErrors.send(
+      this.#send(
         response,
         new RequestHeaderFieldsTooLarge({ message: `the request has more than ${MAX_HEADERS} header fields` }),
-        CLOSE
+        CLOSE,
+        arrivedAt
       )
     } else if (request.httpVersion === "1.1" && request.headers.host === undefined) {
-      ProtocolErrors.send(response, new InvalidRequest({ message: "the Host header is missing" }), CLOSE)
+      this.#send(response, new InvalidRequest({ message: "the Host header is missing" }), CLOSE, arrivedAt)
     } else if (this.#draining) {
-      ProtocolErrors.send(
+      this.#send(
         response,
         new ServiceUnavailable({ message: "the service is shutting down; retry" }),
-        { ...CLOSE, ...RETRY_AFTER }
+        { ...CLOSE, ...RETRY_AFTER },
+        arrivedAt
       )
     } else if (this.listenerCount("request") === 0) {
       // The application is not attached yet: the store is still starting. Liveness is
       // the process answering, as /healthz always says.
       if (isHealthCheck(request)) {
-        response.writeHead(200, {
-          "content-type": "application/json",
-          [REQUEST_ID_HEADER]: requestIdFor(request.headers[REQUEST_ID_HEADER])
-        }).end(JSON.stringify({ status: "ok" }))
+        const requestId = requestIdFor(request.headers[REQUEST_ID_HEADER])
+        response.writeHead(200, { "content-type": "application/json", [REQUEST_ID_HEADER]: requestId })
+          .end(JSON.stringify({ status: "ok" }))
+        this.#log(request.method ?? "-", request.url ?? "-", { status: 200 }, requestId, arrivedAt)
       } else {
-        ProtocolErrors.send(response, new ServiceUnavailable({ message: "the service is starting; retry" }), RETRY_AFTER)
+        this.#send(
+          response,
+          new ServiceUnavailable({ message: "the service is starting; retry" }),
+          RETRY_AFTER,
+          arrivedAt
+        )
       }
     } else {
       return false
@@ -218,10 +270,11 @@ export class ServiceServer extends Http.Server {
   #dispatch(pending: Pending): void {
     if (!super.emit(pending.event, pending.request, pending.response)) {
       // The application detached meanwhile (the end of a shutdown).
-      ProtocolErrors.send(
+      this.#send(
         pending.response,
         new ServiceUnavailable({ message: "the service is shutting down; retry" }),
-        { ...CLOSE, ...RETRY_AFTER }
+        { ...CLOSE, ...RETRY_AFTER },
+        pending.arrivedAt
       )
     }
   }
@@ -251,8 +304,13 @@ export class ServiceServer extends Http.Server {
       if (connection.waiting.length > 0 || inProgress.some((pending) => pending.request.complete)) return
       connection.ending = true
       const stuck = inProgress[0]
-      if (stuck === undefined || !stuck.response.headersSent) ProtocolErrors.sendOnSocket(connection.socket, connection.failure)
-      else connection.socket.destroy()
+      if (stuck === undefined || !stuck.response.headersSent) {
+        const requestId = ProtocolErrors.sendOnSocket(connection.socket, connection.failure)
+        // Node could not parse the request, so neither its method nor its path is known.
+        this.#log("-", "-", connection.failure, requestId, connection.failedAt)
+      } else {
+        connection.socket.destroy()
+      }
     } else if ((connection.cut || this.#draining) && connection.inProgress.size === 0 && connection.waiting.length === 0) {
       connection.ending = true
       ProtocolErrors.endSoon(connection.socket)
@@ -269,6 +327,7 @@ export class ServiceServer extends Http.Server {
       return
     }
     connection.failure = failure
+    connection.failedAt = Date.now()
     this.#advance(connection)
   }
 
@@ -301,10 +360,16 @@ export interface Options {
   readonly onDrained?: ((requests: number) => void) | undefined
 }
 
-/** The HttpServer (and Node's HTTP platform services) on a {@link ServiceServer}. */
+/**
+ * The HttpServer (and Node's HTTP platform services) on a {@link ServiceServer}, whose own
+ * answers are logged with the logger of the layer's builder.
+ */
 export const layer = (options: Options) =>
-  NodeHttpServer.layer(() => new ServiceServer(Duration.toMillis(options.shutdownTimeout), options.onDrained), {
-    port: options.port,
-    host: options.host,
-    gracefulShutdownTimeout: options.shutdownTimeout
-  })
+  Layer.unwrap(Effect.map(Effect.context<never>(), (context) => {
+    const log = Effect.runForkWith(context)
+    const logRequest: LogRequest = (line, startedAt) => void log(RequestTelemetry.logRequestSince(line, startedAt))
+    return NodeHttpServer.layer(
+      () => new ServiceServer(Duration.toMillis(options.shutdownTimeout), options.onDrained, logRequest),
+      { port: options.port, host: options.host, gracefulShutdownTimeout: options.shutdownTimeout }
+    )
+  }))

@@ -52,14 +52,15 @@ export const fromClientError = (
 
 /**
  * Answers through a node:http response the application has not touched, with the
- * request's id as the application would give it, and counts the refusal.
+ * request's id as the application would give it, and counts the refusal. Returns that id.
  */
 export const send = (
   response: Http.ServerResponse,
   error: ErrorBody,
   headers: Readonly<Record<string, string>> = {}
-): void => {
+): string => {
   const body = bodyOf(error)
+  const requestId = requestIdFor(response.req.headers[REQUEST_ID_HEADER])
   recordRejection(error.status)
   response.writeHead(error.status, {
     ...headers,
@@ -67,18 +68,21 @@ export const send = (
     "content-length": String(Buffer.byteLength(body)),
     "x-content-type-options": X_CONTENT_TYPE_OPTIONS,
     "cache-control": CACHE_CONTROL,
-    [REQUEST_ID_HEADER]: requestIdFor(response.req.headers[REQUEST_ID_HEADER])
+    [REQUEST_ID_HEADER]: requestId
   })
   response.end(body)
+  return requestId
 }
 
 /**
  * Ends a connection Node no longer frames responses on (after a parse error, or a
  * CONNECT): writes a whole HTTP/1.1 response with `Connection: close` straight to the
- * socket and closes it.
+ * socket and closes it. Returns the request id it gave.
  */
-export const sendOnSocket = (socket: Socket, error: ErrorBody): void => {
+export const sendOnSocket = (socket: Socket, error: ErrorBody): string => {
   const body = bodyOf(error)
+  // Nothing of the request can be trusted here, its id included: a fresh one.
+  const requestId = requestIdFor(undefined)
   recordRejection(error.status)
   endSoon(
     socket,
@@ -88,10 +92,10 @@ export const sendOnSocket = (socket: Socket, error: ErrorBody): void => {
       `Connection: close\r\n` +
       `X-Content-Type-Options: ${X_CONTENT_TYPE_OPTIONS}\r\n` +
       `Cache-Control: ${CACHE_CONTROL}\r\n` +
-      // Nothing of the request can be trusted here, its id included: a fresh one.
-      `X-Request-Id: ${requestIdFor(undefined)}\r\n` +
+      `X-Request-Id: ${requestId}\r\n` +
       `Date: ${new Date().toUTCString()}\r\n\r\n${body}`
   )
+  return requestId
 }
 
 /**

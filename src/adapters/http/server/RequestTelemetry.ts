@@ -7,7 +7,7 @@
  * the headers every response carries; its metrics; and its one request log line, at warn
  * (503) or error (other 5xx) with the cause its Error body states.
  */
-import { Effect, Predicate } from "effect"
+import { Effect, Predicate, References } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { CACHE_CONTROL, X_CONTENT_TYPE_OPTIONS } from "./CommonHeaders.ts"
 import * as Cors from "./Cors.ts"
@@ -18,7 +18,46 @@ import { pathOf, type RouteTable } from "./RouteTable.ts"
 import * as SunsetHeaders from "./SunsetHeaders.ts"
 
 /** The metrics label of a request no route serves: raw paths would make unbounded series. */
-const UNMATCHED = "unmatched"
+export const UNMATCHED = "unmatched"
+
+/** The log span of a request line, whose duration is the request's. */
+const REQUEST_SPAN = "http.span"
+
+/** What a request's log line says. */
+export interface RequestLine {
+  readonly method: string
+  /** Without the query string, which can carry what does not belong in logs. */
+  readonly path: string
+  readonly status: number
+  readonly route: string
+  readonly requestId: string
+  /** The cause the Error body of a 5xx states. */
+  readonly errorMessage?: string | undefined
+}
+
+/**
+ * A request's one log line: info below 500, warn for a 503, error for other 5xx with
+ * the cause its Error body states. The only writer of request lines, for the answers of
+ * the application and of the HTTP server alike.
+ */
+export const logRequest = (line: RequestLine): Effect.Effect<void> => {
+  const annotations = {
+    "http.method": line.method,
+    "http.url": line.path,
+    "http.status": line.status,
+    "http.route": line.route,
+    "request.id": line.requestId
+  }
+  return line.status < 500
+    ? Effect.logInfo("Sent HTTP response").pipe(Effect.annotateLogs(annotations))
+    : Effect.logWithLevel(line.status === 503 ? "Warn" : "Error")("Sent HTTP response").pipe(
+      Effect.annotateLogs({ ...annotations, "error.message": line.errorMessage ?? "(no message)" })
+    )
+}
+
+/** {@link logRequest} for a request that arrived at `startedAt` (epoch ms) and was answered outside an Effect. */
+export const logRequestSince = (line: RequestLine, startedAt: number): Effect.Effect<void> =>
+  Effect.provideService(logRequest(line), References.CurrentLogSpans, [[REQUEST_SPAN, startedAt]])
 
 const withResponseHeaders = (response: HttpServerResponse.HttpServerResponse, requestId: string) =>
   HttpServerResponse.setHeaders(
@@ -67,21 +106,16 @@ export const layer = (routes: RouteTable, options?: Options) => {
         const response = SunsetHeaders.isDeprecated(route) ? SunsetHeaders.add(served) : served
         const seconds = (performance.now() - started) / 1000
         HttpMetrics.recordRequest(route?.operation ?? UNMATCHED, request.method, response.status, seconds)
-        // Query strings can carry what does not belong in logs; the path and route do not.
-        const annotations = {
-          "http.method": request.method,
-          "http.url": path,
-          "http.status": response.status,
-          "http.route": route?.pattern ?? UNMATCHED,
-          "request.id": requestId
-        }
-        yield* (response.status < 500
-          ? Effect.logInfo("Sent HTTP response").pipe(Effect.annotateLogs(annotations))
-          : Effect.logWithLevel(response.status === 503 ? "Warn" : "Error")("Sent HTTP response").pipe(
-            Effect.annotateLogs({ ...annotations, "error.message": errorMessageOf(response) })
-          ))
+        yield* logRequest({
+          method: request.method,
+          path,
+          status: response.status,
+          route: route?.pattern ?? UNMATCHED,
+          requestId,
+          errorMessage: response.status < 500 ? undefined : errorMessageOf(response)
+        })
         return withResponseHeaders(response, requestId)
-      }).pipe(Effect.withLogSpan("http.span")),
+      }).pipe(Effect.withLogSpan(REQUEST_SPAN)),
     { global: true }
   )
 }
