@@ -41,7 +41,22 @@ const thaw = () => {
   frozen.clear()
 }
 
+/**
+ * Freezes the backends of `database` now and every 50 ms, so that a connection the pool
+ * opens after the first freeze is frozen too: the whole server stops answering.
+ */
+let freezing: ReturnType<typeof setInterval> | undefined
+const keepFrozen = (database: string) => {
+  let busy = false
+  freezing = setInterval(() => {
+    if (busy) return
+    busy = true
+    backendsOf(database).then((pids) => freeze(pids.filter((pid) => !frozen.has(pid)))).finally(() => busy = false)
+  }, 50)
+}
+
 afterEach(async () => {
+  clearInterval(freezing)
   thaw()
   await killAll()
 })
@@ -119,6 +134,8 @@ describe.skipIf(!postgresAvailable)("PostgreSQL frozen (SIGSTOP on this database
     const service = await startService({ env })
     expect((await service.request("GET", "/v1/pets", { apiKey: key })).status).toBe(200)
     freeze(await backendsOf(database))
+    // A connection opened for the flush would find a live backend and let it finish early.
+    keepFrozen(database)
     const request = service.request("GET", "/v1/pets", { apiKey: key, timeoutMs: SHUTDOWN_BOUND_MS + SLACK_MS })
       .catch((error: unknown) => error)
     await sleep(300)

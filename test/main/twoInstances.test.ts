@@ -3,6 +3,8 @@
  * instant on a database nobody has migrated: the migrations run once, and
  * writes through either instance are readable through the other.
  */
+import { Effect } from "effect"
+import * as PetMigrations from "../../src/adapters/postgres/PetMigrations.ts"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
 import { createDatabase, databaseUrl, dropAllDatabases, postgresAvailable, query } from "./PgAdmin.ts"
 import {
@@ -30,13 +32,8 @@ const startTogether = async (count: number, database: string) => {
   return Promise.all(Array.from({ length: count }, () => startService({ env })))
 }
 
-const ALL_MIGRATIONS = [
-  { migration_id: 1, name: "create_pets" },
-  { migration_id: 2, name: "name_blank_class" },
-  { migration_id: 3, name: "create_orders" },
-  { migration_id: 4, name: "create_api_keys" },
-  { migration_id: 5, name: "create_idempotency_keys" }
-]
+// Every migration the release knows, as the migrator records it.
+const ALL_MIGRATIONS = (await Effect.runPromise(PetMigrations.loader)).map(([migration_id, name]) => ({ migration_id, name }))
 
 const migrationRows = (database: string) =>
   query<{ migration_id: number; name: string }>(
