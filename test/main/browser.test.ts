@@ -150,7 +150,7 @@ describe.skipIf(!installed && !onCi)("a real browser", () => {
     await page.goto(`${service.baseUrl}/docs`)
     // Rendered, with the fonts its text asks for requested by now.
     await page.getByRole("button", { name: /Test Request.*get \/pets\)/ }).first().waitFor()
-    await page.evaluate(() => document.fonts.ready.then(() => undefined))
+    await page.evaluate("document.fonts.ready.then(() => undefined)")
     await page.close()
     expect(requested.length).toBeGreaterThan(0)
     expect(elsewhere).toEqual([])
