@@ -35,6 +35,9 @@ const issueFormatter = SchemaIssue.makeFormatterStandardSchemaV1({
       case "UnexpectedKey":
         return "is not allowed"
       case "InvalidType": {
+        // A schema's own message says what is allowed (a literal's "must be 1"); its kind cannot.
+        const message = issue.ast.annotations?.["message"]
+        if (typeof message === "string") return message
         const expected = issue.ast.annotations?.["expected"] ?? KIND_NAMES[issue.ast._tag]
         return typeof expected === "string" ? `expected ${expected}` : "has the wrong type"
       }

@@ -108,6 +108,8 @@ export interface StartOptions {
   /** How long to wait for "Listening on"; the first open of an empty embedded DATA_DIR runs initdb. */
   readonly startTimeoutMs?: number
   readonly cwd?: string
+  /** What node runs: the bundle's entry by default; flags and another entry for a tree made elsewhere. */
+  readonly nodeArgs?: ReadonlyArray<string>
 }
 
 const running = new Set<ServiceProcess>()
@@ -137,12 +139,17 @@ export class ServiceProcess {
   readonly #listeners = new Set<() => void>()
   readonly #logHidesListening: boolean
 
-  constructor(port: number, env: Readonly<Record<string, string>>, cwd: string) {
+  constructor(
+    port: number,
+    env: Readonly<Record<string, string>>,
+    cwd: string,
+    nodeArgs: ReadonlyArray<string> = [mainScript]
+  ) {
     this.#logHidesListening = ["warn", "error", "fatal", "none"].includes(env["LOG_LEVEL"] ?? "info")
     this.port = port
     this.baseUrl = `http://127.0.0.1:${port}`
     this.startedAt = Date.now()
-    this.child = spawn(nodeBin, [mainScript], {
+    this.child = spawn(nodeBin, nodeArgs, {
       cwd,
       // Unlimited unless a test asks for limits: the bursts of the other tests are not abuse.
       env: { ...baseEnv(), PORT: String(port), RATE_LIMIT: "off", ...env },
@@ -365,7 +372,7 @@ export const startService = async (options: StartOptions = {}): Promise<ServiceP
   const cwd = options.cwd ?? Os.tmpdir()
   for (let attempt = 1;; attempt++) {
     const port = options.port ?? await freePort()
-    const service = new ServiceProcess(port, env, cwd)
+    const service = new ServiceProcess(port, env, cwd, options.nodeArgs)
     if (options.waitUntilListening === false) return service
     try {
       await service.waitUntilListening(options.startTimeoutMs ?? 30_000)

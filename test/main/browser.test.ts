@@ -3,7 +3,8 @@
  * local HTTP origins: the service's port and a page server's), as a browser client
  * would: CORS preflight, credentials in `Authorization`, reading exposed headers and
  * error bodies; and a page of an origin that is not allowed is refused by the browser.
- * And the docs page's "Test Request", clicked as a developer would, calls the service.
+ * And the docs page's "Test Request", clicked as a developer would, calls the service; the
+ * page itself asks no other host for anything.
  * Skipped, saying so, where no Chromium is installed; on CI (CI=true) that fails instead.
  */
 import { existsSync, mkdtempSync, rmSync } from "node:fs"
@@ -132,6 +133,28 @@ describe.skipIf(!installed && !onCi)("a real browser", () => {
     await page.close()
     expect(outcome).toMatch(/^refused: TypeError/)
   }, 30_000)
+
+  it("/docs loads nothing from any other host: it works offline (no fonts or scripts from a CDN)", async () => {
+    const page = await context.newPage()
+    const requested: Array<string> = []
+    const elsewhere: Array<string> = []
+    // Every request is recorded; one to another host is refused at once (as offline), so the
+    // page settles instead of waiting for a host this machine may not reach.
+    await page.route("**/*", (route) => {
+      const url = route.request().url()
+      requested.push(url)
+      if (new URL(url).origin === service.baseUrl) return route.continue()
+      elsewhere.push(url)
+      return route.abort("internetdisconnected")
+    })
+    await page.goto(`${service.baseUrl}/docs`)
+    // Rendered, with the fonts its text asks for requested by now.
+    await page.getByRole("button", { name: /Test Request.*get \/pets\)/ }).first().waitFor()
+    await page.evaluate("document.fonts.ready.then(() => undefined)")
+    await page.close()
+    expect(requested.length).toBeGreaterThan(0)
+    expect(elsewhere).toEqual([])
+  }, 60_000)
 
   it("/docs: Test Request calls the very service that served the page, with the bearer key, and gets 200", async () => {
     const page = await context.newPage()

@@ -128,6 +128,17 @@ describe("the store area over HTTP", () => {
     expect(result.json).toMatchObject({ petId: 1, quantity: 1 })
   })
 
+  it.each([
+    ["2", "quantity: must be 1: an order is for one pet"],
+    ["0", "quantity: must be 1: an order is for one pet"],
+    ["1.5", "quantity: expected an integer"],
+    [`"1"`, "quantity: expected an integer"]
+  ])("refuses quantity %s saying what is allowed", async (quantity, message) => {
+    const server = await seeded()
+    const result = await server.call("POST", "/v1/store/orders", { headers: JSON_AUTH, body: `{"petId":1,"quantity":${quantity}}` })
+    expect(expectError(result, 400, "invalid_request").message).toBe(message)
+  })
+
   it("a pet has at most one open order: the second is 409 pet_not_available", async () => {
     const server = await seeded()
     expect((await place(server, 1)).status).toBe(201)

@@ -94,8 +94,8 @@ describe("GET /metrics", () => {
     // A 404 is an answer, not a rejection.
     expect(after).not.toContain(`http_server_rejections_total{reason="not_found"}`)
     expect(seriesValue(after, "process_resident_memory_bytes")).toBeGreaterThan(0)
-    expect(seriesValue(after, "nodejs_heap_used_bytes")).toBeGreaterThan(0)
-    expect(after).toContain("nodejs_eventloop_delay_p99_seconds ")
+    expect(seriesValue(after, "nodejs_heap_size_used_bytes")).toBeGreaterThan(0)
+    expect(after).toContain("nodejs_eventloop_lag_p99_seconds ")
     expect(after).toContain("# TYPE http_server_request_duration_seconds histogram")
   })
 

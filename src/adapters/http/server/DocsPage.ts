@@ -18,8 +18,13 @@ export const layer = (api: typeof Api, path: `/${string}`) =>
       // On a router of its own: the page's layer would otherwise find the service's, already built.
       Layer.build(HttpApiScalar.layer(api, {
         path,
-        // "Test Request" starts with the bearer key field, not an empty auth choice.
-        scalar: { authentication: { preferredSecurityScheme: "bearerAuth" } }
+        scalar: {
+          // "Test Request" starts with the bearer key field, not an empty auth choice.
+          authentication: { preferredSecurityScheme: "bearerAuth" },
+          // Scalar's default fonts come from fonts.scalar.com; without them the page asks no
+          // other host for anything (it works offline) and uses the system's fonts.
+          withDefaultFonts: false
+        }
       }).pipe(Layer.provideMerge(Layer.fresh(HttpRouter.layer)))),
       (context) => Context.get(context, HttpRouter.HttpRouter).asHttpEffect()
     ))

@@ -1,0 +1,43 @@
+# The service as `npm start` runs it: the bundle (scripts/bundle.ts) on the production
+# dependencies only, as a non-root user under an init that reaps.
+#   docker build -t animal-store .
+#   docker run -p 8080:8080 -v animal-store-data:/data animal-store
+# test/main/container.test.ts builds and runs it where a container engine is available,
+# and checks that CMD runs what package.json's start script runs.
+
+FROM node:24-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+# No install scripts: the one that matters is the `node` devDependency's, which would
+# download a second Node 24 next to the image's own.
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY tsconfig.json ./
+COPY scripts/bundle.ts scripts/
+COPY src src
+RUN node scripts/bundle.ts
+
+FROM node:24-slim
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends tini \
+  && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY package.json package-lock.json ./
+# The bundle holds everything but PGlite (its WebAssembly and data files sit next to its
+# modules), which comes from the production dependencies.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
+  && npm cache clean --force \
+  && mkdir -p node_modules/.cache /data \
+  && chown node:node node_modules/.cache /data
+COPY --from=build /app/build build
+USER node
+ENV HOST=0.0.0.0 \
+    PORT=8080 \
+    DATA_DIR=/data \
+    NODE_COMPILE_CACHE=node_modules/.cache/node-compile-cache
+VOLUME /data
+EXPOSE 8080
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}/healthz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# tini is PID 1: it passes SIGTERM on to node (a clean drain) and reaps.
+ENTRYPOINT ["/usr/bin/tini", "--"]
+CMD ["node", "--max-semi-space-size=8", "--heap-growing-percent=20", "--no-maglev", "build/main.js"]

@@ -1,0 +1,177 @@
+/**
+ * The deployment as the Dockerfile makes it. Three checks:
+ * - the Dockerfile's CMD runs what package.json's start script runs (same flags, same
+ *   compile cache), so the two cannot drift apart;
+ * - the production tree, installed as the image installs it (`npm ci --omit=dev
+ *   --ignore-scripts` from the lockfile, in a clean directory outside the repository, plus
+ *   the bundle), serves on the memory and the embedded store: a module the bundle leaves
+ *   to node_modules that only a devDependency provides fails here;
+ * - the image itself builds, runs as a non-root user, becomes healthy, serves, and stops
+ *   cleanly on `docker stop` — only where a container engine answers and the base image is
+ *   present (skipped, saying which, elsewhere; this check needs neither network nor pulls).
+ */
+import { execFile, execFileSync } from "node:child_process"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import { promisify } from "node:util"
+import { afterAll, afterEach, describe, expect, it } from "vitest"
+import { entry } from "../../scripts/bundle.ts"
+import { createPet, killAll, listAll, nodeBin, removeTempDirs, repoRoot, startService, tempDir } from "./ServiceProcess.ts"
+
+const run = promisify(execFile)
+const API_KEY = "container-test-key"
+const BASE_IMAGE = "node:24-slim"
+
+afterEach(killAll)
+afterAll(async () => {
+  await killAll()
+  removeTempDirs()
+})
+
+/** package.json's start script, split into its variables, node's flags and the entry. */
+const startScript = (): { readonly env: Record<string, string>; readonly flags: Array<string>; readonly entry: string } => {
+  const script: string = JSON.parse(Fs.readFileSync(Path.join(repoRoot, "package.json"), "utf8")).scripts.start
+  const words = script.trim().split(/\s+/)
+  const env: Record<string, string> = {}
+  while (words[0] !== undefined && /^[A-Z_]+=/.test(words[0])) {
+    const [name, value] = words.shift()!.split(/=(.*)/) as [string, string]
+    env[name] = value
+  }
+  if (words.shift() !== "node") throw new Error(`the start script does not run node: ${script}`)
+  const target = words.pop()
+  if (target === undefined || words.some((word) => !word.startsWith("--"))) {
+    throw new Error(`the start script is not \`node <flags> <entry>\`: ${script}`)
+  }
+  return { env, flags: words, entry: target }
+}
+
+const dockerfile = () => Fs.readFileSync(Path.join(repoRoot, "Dockerfile"), "utf8")
+
+describe("the Dockerfile", () => {
+  it("runs what npm start runs: the bundle with the start script's flags and compile cache", () => {
+    const start = startScript()
+    const cmd = /^CMD (\[.*\])$/m.exec(dockerfile())?.[1]
+    expect(cmd, "a CMD in exec form").toBeDefined()
+    expect(JSON.parse(cmd!)).toEqual(["node", ...start.flags, start.entry])
+    for (const [name, value] of Object.entries(start.env)) {
+      expect(dockerfile(), name).toMatch(new RegExp(`^\\s*(ENV )?${name}=${value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\s`, "m"))
+    }
+    expect(dockerfile()).toMatch(/^RUN npm ci --omit=dev /m)
+    expect(dockerfile()).toMatch(/^USER node$/m)
+  })
+})
+
+describe("the production tree (npm ci --omit=dev and the bundle, in a clean directory)", () => {
+  let dir: string | undefined
+
+  /** Installed once for the file, as the image does; the npm cache makes it quick when warm. */
+  const productionTree = async (): Promise<string> => {
+    if (dir !== undefined) return dir
+    const made = tempDir("animal-store-production-")
+    for (const file of ["package.json", "package-lock.json"]) Fs.copyFileSync(Path.join(repoRoot, file), Path.join(made, file))
+    // The project's Node 24 runs npm, as the image's does (the system Node may be older).
+    const env = { ...process.env, PATH: `${Path.dirname(nodeBin)}${Path.delimiter}${process.env["PATH"] ?? ""}` }
+    await run("npm", ["ci", "--omit=dev", "--ignore-scripts", "--no-audit", "--no-fund", "--prefer-offline"], {
+      cwd: made,
+      env,
+      timeout: 240_000
+    }).catch((error: { stderr?: string }) => {
+      throw new Error(`npm ci --omit=dev failed:\n${error.stderr ?? String(error)}`)
+    })
+    // The bundle vitest's global setup built: build/main.js and the build it points at.
+    const build = /import "\.\/([0-9a-f]{16})\/main\.js"/.exec(Fs.readFileSync(entry, "utf8"))?.[1]
+    if (build === undefined) throw new Error(`${entry} points at no build`)
+    Fs.mkdirSync(Path.join(made, "build"))
+    Fs.cpSync(Path.join(Path.dirname(entry), build), Path.join(made, "build", build), { recursive: true })
+    Fs.copyFileSync(entry, Path.join(made, "build", "main.js"))
+    dir = made
+    return made
+  }
+
+  it("holds no package that only the devDependencies need", async () => {
+    const tree = await productionTree()
+    const lock: { packages: Record<string, { dev?: boolean }> } = JSON.parse(
+      Fs.readFileSync(Path.join(repoRoot, "package-lock.json"), "utf8")
+    )
+    const devOnly = Object.entries(lock.packages).filter(([path, entry]) => path !== "" && entry.dev === true)
+    expect(devOnly.map(([path]) => path)).toContain("node_modules/vitest")
+    expect(devOnly.filter(([path]) => Fs.existsSync(Path.join(tree, path))).map(([path]) => path)).toEqual([])
+    expect(Fs.existsSync(Path.join(tree, "node_modules", "@electric-sql", "pglite"))).toBe(true)
+  }, 300_000)
+
+  it.each([
+    ["memory", () => ({ STORE: "memory" })],
+    ["embedded", () => ({ STORE: "embedded", DATA_DIR: Path.join(tempDir(), "data") })]
+  ])("serves on the %s store: /healthz, a create and a list", async (_, storeEnv) => {
+    const tree = await productionTree()
+    const start = startScript()
+    const service = await startService({
+      cwd: tree,
+      nodeArgs: [...start.flags, start.entry],
+      env: { ...start.env, ...storeEnv(), API_KEYS: API_KEY },
+      startTimeoutMs: 60_000
+    })
+    expect((await service.request("GET", "/healthz")).status).toBe(200)
+    const created = await createPet(service, API_KEY, { name: "Rex", categoryId: 1, status: "available" })
+    expect((await listAll(service, API_KEY)).pets).toEqual([created])
+    expect((await service.stop()).code).toBe(0)
+    expect(service.stderr).toBe("")
+  }, 300_000)
+})
+
+// ---------------------------------------------------------------------------
+// The image
+
+const engineProblem = ((): string | undefined => {
+  try {
+    execFileSync("docker", ["info"], { stdio: "pipe", timeout: 15_000 })
+  } catch (error) {
+    const detail = String((error as { stderr?: Buffer }).stderr ?? error).trim().split("\n").at(-1)
+    return `no container engine answers (\`docker info\`: ${detail})`
+  }
+  try {
+    execFileSync("docker", ["image", "inspect", BASE_IMAGE], { stdio: "pipe", timeout: 15_000 })
+  } catch {
+    return `the base image ${BASE_IMAGE} is not present (docker pull ${BASE_IMAGE})`
+  }
+  return undefined
+})()
+
+if (engineProblem !== undefined) console.warn(`SKIPPED: the container image test: ${engineProblem}`)
+
+const docker = async (...args: ReadonlyArray<string>): Promise<string> =>
+  (await run("docker", args, { timeout: 600_000, maxBuffer: 64 * 1024 * 1024 })).stdout.trim()
+
+describe.skipIf(engineProblem !== undefined)("the container image", () => {
+  const tag = `animal-store-test:${process.pid}`
+  let container: string | undefined
+
+  afterAll(async () => {
+    if (container !== undefined) await docker("rm", "-f", container).catch(() => undefined)
+    await docker("image", "rm", "-f", tag).catch(() => undefined)
+  })
+
+  it("builds, runs as a non-root user, turns healthy, serves, and stops cleanly on docker stop", async () => {
+    await docker("build", "--pull=false", "-t", tag, repoRoot)
+    container = await docker("run", "-d", "-p", "127.0.0.1::8080", "-e", `API_KEYS=${API_KEY}`, tag)
+    expect(await docker("exec", container, "id", "-u")).not.toBe("0")
+    const deadline = Date.now() + 90_000
+    let health = ""
+    while (health !== "healthy" && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 1_000))
+      health = await docker("inspect", "--format", "{{.State.Health.Status}}", container)
+    }
+    expect(health).toBe("healthy")
+    const address = (await docker("port", container, "8080/tcp")).split("\n")[0]!
+    const base = `http://${address}`
+    const headers = { authorization: `Bearer ${API_KEY}`, "content-type": "application/json" }
+    const created = await fetch(`${base}/v1/pets`, { method: "POST", headers, body: `{"name":"Rex","categoryId":1}` })
+    expect(created.status).toBe(201)
+    const listed = await fetch(`${base}/v1/pets`, { headers })
+    expect(await listed.json()).toEqual([{ id: 1, name: "Rex", categoryId: 1 }])
+    // DATA_DIR is the volume: the embedded store's files are there.
+    expect(await docker("exec", container, "ls", "/data")).toMatch(/animal-store\.pid/)
+    await docker("stop", "--time", "15", container)
+    expect(await docker("inspect", "--format", "{{.State.ExitCode}}", container)).toBe("0")
+  }, 900_000)
+})
