@@ -27,7 +27,7 @@ import {
 } from "../api/ApiErrors.ts"
 
 /** Every domain error an HTTP handler can meet. */
-type DomainError =
+export type DomainError =
   | PetNotFound
   | OrderNotFound
   | PetNotAvailable

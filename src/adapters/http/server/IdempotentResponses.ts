@@ -1,28 +1,39 @@
 /**
- * The HTTP side of idempotent creates, shared by createPet (FastRoutes) and placeOrder
- * (StoreHandlers): a create's answer as the response kept for its key, and a kept
- * answer (or the key's refusal) as the response sent.
+ * The HTTP side of idempotent creates (ApiRouter applies it to every endpoint whose
+ * headers declare `Idempotency-Key`): a create's answer as the response kept for its
+ * key, and a kept answer (or the key's refusal) as the response sent.
  */
 import { Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
-import type { PetNotAvailable, PetNotFound, StoreUnavailable } from "../../../domain/Errors.ts"
+import type { StoreUnavailable } from "../../../domain/Errors.ts"
 import type { IdempotencyKeyInUse, IdempotencyKeyReused } from "../../../domain/idempotency/IdempotencyErrors.ts"
 import { type IdempotentOutcome, StoredResponse } from "../../../domain/idempotency/IdempotentRequest.ts"
 import { REPLAYED_HEADER } from "../api/IdempotencyKeyHeader.ts"
 import { errorResponse } from "./ErrorResponses.ts"
-import { toHttpError } from "./HttpErrors.ts"
-
-/** A 201 with its body and `Location`, as it is kept. */
-export const created = (body: string, location: string) => new StoredResponse({ status: 201, body, location })
+import { type DomainError, toHttpError } from "./HttpErrors.ts"
+import type { Reply } from "./Reply.ts"
 
 /**
- * A refusal of the store that a retry would meet again (no such pet, pet not available),
- * kept like a success. The body is the Error body `errorResponse` writes.
+ * A create's answer as it is kept: its reply (status, body, `Location`), or a refusal of
+ * the store that a retry would meet again (no such pet, pet not available) with the
+ * Error body `errorResponse` writes. A store that is unavailable keeps nothing.
  */
-export const refused = (error: PetNotFound | PetNotAvailable) => {
-  const { code, message, status } = toHttpError(error)
-  return new StoredResponse({ status, body: JSON.stringify({ code, message, status }) })
-}
+export const kept = <R>(
+  create: Effect.Effect<Reply, DomainError, R>
+): Effect.Effect<StoredResponse, StoreUnavailable, R> =>
+  Effect.matchEffect(create, {
+    onSuccess: (reply) => {
+      const location = reply.headers?.["location"]
+      return Effect.succeed(
+        new StoredResponse({ status: reply.status, body: reply.body, ...(location === undefined ? {} : { location }) })
+      )
+    },
+    onFailure: (error) => {
+      if (error._tag === "StoreUnavailable") return Effect.fail(error)
+      const { code, message, status } = toHttpError(error)
+      return Effect.succeed(new StoredResponse({ status, body: JSON.stringify({ code, message, status }) }))
+    }
+  })
 
 /** A first answer or a replay, byte for byte the same; a replay says so. */
 const sent = ({ replayed, response }: IdempotentOutcome) =>
