@@ -3,7 +3,7 @@
  * Api without a handler (or a handler left out) fails the typecheck (`npx tsc --noEmit`).
  */
 import { describe, expectTypeOf, it } from "vitest"
-import type { Handlers, OperationId } from "../../../src/adapters/http/server/ApiRouter.ts"
+import type { Handlers, OperationId } from "../../../src/adapters/http/server/routing/ApiRouter.ts"
 
 describe("ApiRouter.Handlers", () => {
   it("has exactly one key per operation of the Api", () => {

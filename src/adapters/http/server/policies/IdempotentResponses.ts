@@ -5,13 +5,13 @@
  */
 import { Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
-import type { StoreUnavailable } from "../../../domain/Errors.ts"
-import type { IdempotencyKeyInUse, IdempotencyKeyReused } from "../../../domain/idempotency/IdempotencyErrors.ts"
-import { type IdempotentOutcome, StoredResponse } from "../../../domain/idempotency/IdempotentRequest.ts"
-import { REPLAYED_HEADER } from "../api/IdempotencyKeyHeader.ts"
+import type { StoreUnavailable } from "../../../../domain/Errors.ts"
+import type { IdempotencyKeyInUse, IdempotencyKeyReused } from "../../../../domain/idempotency/IdempotencyErrors.ts"
+import { type IdempotentOutcome, StoredResponse } from "../../../../domain/idempotency/IdempotentRequest.ts"
+import { REPLAYED_HEADER } from "../../api/IdempotencyKeyHeader.ts"
 import { errorResponse } from "./ErrorResponses.ts"
 import { type DomainError, toHttpError } from "./HttpErrors.ts"
-import type { Reply } from "./Reply.ts"
+import type { Reply } from "../routing/Reply.ts"
 
 /**
  * A create's answer as it is kept: its reply (status, body, `Location`), or a refusal of

@@ -30,9 +30,9 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Duration } from "effect"
 import * as Http from "node:http"
 import type { Socket } from "node:net"
-import { ExpectationFailed, InvalidRequest, RequestHeaderFieldsTooLarge, ServiceUnavailable } from "../api/ApiErrors.ts"
+import { ExpectationFailed, InvalidRequest, RequestHeaderFieldsTooLarge, ServiceUnavailable } from "../../api/ApiErrors.ts"
 import * as ProtocolErrors from "./ProtocolErrors.ts"
-import { REQUEST_ID_HEADER, requestIdFor } from "./RequestId.ts"
+import { REQUEST_ID_HEADER, requestIdFor } from "../policies/RequestId.ts"
 
 /** Longest a client may take to send its request headers. */
 export const HEADERS_TIMEOUT_MS = 10_000

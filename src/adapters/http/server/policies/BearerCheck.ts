@@ -6,9 +6,9 @@
  */
 import { Effect, Option, Redacted } from "effect"
 import type { HttpServerRequest, HttpServerResponse } from "effect/http"
-import { Unauthorized } from "../../../domain/Errors.ts"
-import type { Caller } from "../../../domain/keys/Caller.ts"
-import { ApiKeys } from "../../../ports/ApiKeys.ts"
+import { Unauthorized } from "../../../../domain/Errors.ts"
+import type { Caller } from "../../../../domain/keys/Caller.ts"
+import { ApiKeys } from "../../../../ports/ApiKeys.ts"
 import * as RequestRateLimit from "./RequestRateLimit.ts"
 
 type Response = HttpServerResponse.HttpServerResponse

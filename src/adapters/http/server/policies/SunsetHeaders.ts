@@ -1,6 +1,6 @@
 import { HttpServerResponse } from "effect/http"
-import { SUNSET } from "../api/Sunset.ts"
-import type { Route } from "./RouteTable.ts"
+import { SUNSET } from "../../api/Sunset.ts"
+import type { Route } from "../routing/RouteTable.ts"
 
 /** Whether responses of `route` carry the deprecation headers: its endpoint is annotated `deprecated`. */
 export const isDeprecated = (route: Route | undefined): boolean => route?.deprecated === true

@@ -10,11 +10,11 @@
  */
 import { Effect, Option } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
-import type { Caller } from "../../../domain/keys/Caller.ts"
-import type { RateLimitDecision, RateLimitPolicy, RateLimitSubject } from "../../../ports/RateLimits.ts"
-import { RateLimits } from "../../../ports/RateLimits.ts"
-import { RateLimited } from "../api/ApiErrors.ts"
-import { clientBucketOf } from "./ClientAddress.ts"
+import type { Caller } from "../../../../domain/keys/Caller.ts"
+import type { RateLimitDecision, RateLimitPolicy, RateLimitSubject } from "../../../../ports/RateLimits.ts"
+import { RateLimits } from "../../../../ports/RateLimits.ts"
+import { RateLimited } from "../../api/ApiErrors.ts"
+import { clientBucketOf } from "../process/ClientAddress.ts"
 import { errorResponse } from "./ErrorResponses.ts"
 
 /** The step, as authentication uses it. */

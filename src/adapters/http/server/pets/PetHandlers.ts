@@ -1,16 +1,16 @@
 /** The `animals` operations: listPets, createPet and the deprecated getPet. */
 import { Effect, Schema } from "effect"
-import { createPetIdentity } from "../../../domain/idempotency/IdempotentRequest.ts"
-import { NewPet } from "../../../domain/NewPet.ts"
-import { PAGE_LIMIT_DEFAULT } from "../../../domain/PetQuery.ts"
-import { PetRepository } from "../../../ports/PetRepository.ts"
-import { Api } from "../api/Api.ts"
-import { CursorParam } from "../api/PathAndQuery.ts"
-import { petJson, petsJson } from "../api/PetJsonText.ts"
-import type { Handlers, Input } from "./ApiRouter.ts"
-import { pathOf } from "./EndpointPath.ts"
-import { keysetPage } from "./KeysetPage.ts"
-import * as Reply from "./Reply.ts"
+import { createPetIdentity } from "../../../../domain/idempotency/IdempotentRequest.ts"
+import { NewPet } from "../../../../domain/NewPet.ts"
+import { PAGE_LIMIT_DEFAULT } from "../../../../domain/PetQuery.ts"
+import { PetRepository } from "../../../../ports/PetRepository.ts"
+import { Api } from "../../api/Api.ts"
+import { CursorParam } from "../../api/PathAndQuery.ts"
+import { petJson, petsJson } from "../../api/PetJsonText.ts"
+import type { Handlers, Input } from "../routing/ApiRouter.ts"
+import { pathOf } from "../routing/EndpointPath.ts"
+import { keysetPage } from "../routing/KeysetPage.ts"
+import * as Reply from "../routing/Reply.ts"
 
 const { getPet, listPets } = Api.groups.animals.endpoints
 const petPath = pathOf<"petId">(getPet)
