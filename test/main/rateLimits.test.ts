@@ -39,7 +39,7 @@ describe("rate limits on one instance (memory buckets)", () => {
   it("counts each key down in the RateLimit field, then answers 429; another key is unaffected", async () => {
     const service = await start({ RATE_LIMIT: "3/60s" })
     const policy = `"key";q=3;w=60`
-    // Fast routes and HttpApiBuilder routes draw from the same bucket.
+    // Every operation draws from the same bucket.
     const [list, inventory, create] = [
       await service.request("GET", "/v1/pets", { apiKey: KEY_A }),
       await service.request("GET", "/v1/store/inventory", { apiKey: KEY_A }),
@@ -64,6 +64,22 @@ describe("rate limits on one instance (memory buckets)", () => {
     expect(other.status).toBe(200)
     expect((other.json as Array<{ name: string }>).map((pet) => pet.name)).toEqual(["Rex"])
     expect(other.headers.get("ratelimit")).toMatch(/^"key";r=2;t=\d+$/)
+  })
+
+  it("error answers to a valid key carry the RateLimit fields too, on every operation", async () => {
+    const service = await start({ RATE_LIMIT: "100/60s" })
+    const answers = [
+      await service.request("GET", "/v1/pets?limit=0", { apiKey: KEY_A }),
+      await service.request("GET", "/v1/pets/1", { apiKey: KEY_A }),
+      await service.request("POST", "/v1/store/orders", { apiKey: KEY_A, body: { petId: 1 } }),
+      await service.request("POST", "/v1/store/orders/1/approve", { apiKey: KEY_A }),
+      await service.request("GET", "/v1/store/orders/x", { apiKey: KEY_A })
+    ]
+    expect(answers.map((result) => result.status)).toEqual([400, 404, 404, 404, 400])
+    answers.forEach((result, index) => {
+      expect(result.headers.get("ratelimit-policy"), `answer ${index}`).toBe(`"key";q=100;w=60`)
+      expect(result.headers.get("ratelimit"), `answer ${index}`).toMatch(/^"key";r=\d+;t=\d+$/)
+    })
   })
 
   it("limits requests without a valid key per client address: 401 until the address's bucket is empty, then 429; valid keys go on", async () => {

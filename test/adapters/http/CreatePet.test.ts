@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { MAX_BODY_VALUES } from "../../../src/adapters/http/api/PetsApi.ts"
-import { MAX_BODY_BYTES } from "../../../src/adapters/http/server/ErrorResponses.ts"
+import { MAX_BODY_BYTES } from "../../../src/adapters/http/server/policies/ErrorResponses.ts"
 import { PET_NAME_MAX_CODE_POINTS } from "../../../src/domain/PetName.ts"
 import { AUTH, createPet, expectError, freshServer, JSON_AUTH, listAll, type TestServer } from "./TestServer.ts"
 

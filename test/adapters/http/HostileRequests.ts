@@ -11,7 +11,7 @@
 import { Arbitrary, Schema } from "effect"
 import { MAX_BODY_VALUES } from "../../../src/adapters/http/api/PetsApi.ts"
 import { CursorParam, LimitParam } from "../../../src/adapters/http/api/PathAndQuery.ts"
-import { MAX_BODY_BYTES } from "../../../src/adapters/http/server/ErrorResponses.ts"
+import { MAX_BODY_BYTES } from "../../../src/adapters/http/server/policies/ErrorResponses.ts"
 import { CategoryId } from "../../../src/domain/CategoryId.ts"
 import { INT64_MAX, INT64_MIN } from "../../../src/domain/Int64.ts"
 import { NewPet } from "../../../src/domain/NewPet.ts"

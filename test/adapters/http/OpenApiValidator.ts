@@ -9,7 +9,7 @@ import { OpenApi } from "effect/http-api"
 import { OpenAPIBackend, SetMatchType } from "openapi-backend"
 import { expect } from "vitest"
 import { Api } from "../../../src/adapters/http/api/Api.ts"
-import * as RouteTable from "../../../src/adapters/http/server/RouteTable.ts"
+import * as RouteTable from "../../../src/adapters/http/server/routing/RouteTable.ts"
 
 /** The API's base path; the document's paths are relative to it. */
 const BASE = "/v1"

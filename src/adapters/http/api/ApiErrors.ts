@@ -83,6 +83,10 @@ export class Unauthorized extends Schema.Error<Unauthorized>("Unauthorized")({
   readonly _tag = "Unauthorized" as const
 }
 
+/** The `WWW-Authenticate` challenge of a 401; `invalidToken` when a key was presented but refused. */
+export const challengeOf = (invalidToken: boolean): string =>
+  invalidToken ? `Bearer realm="${AUTH_REALM}", error="invalid_token"` : `Bearer realm="${AUTH_REALM}"`
+
 /**
  * 401 with `WWW-Authenticate: Bearer realm="animal-store"`, plus `error="invalid_token"`
  * when a key was presented but refused (RFC 6750 section 3).
@@ -98,11 +102,7 @@ export const UnauthorizedResponse = Unauthorized.pipe(
         new Unauthorized({ message: body.message, invalidToken: headers["www-authenticate"].includes("invalid_token") }),
       encode: (error) => ({
         body: { code: error.code, message: error.message, status: error.status },
-        headers: {
-          "www-authenticate": error.invalidToken
-            ? `Bearer realm="${AUTH_REALM}", error="invalid_token"`
-            : `Bearer realm="${AUTH_REALM}"`
-        }
+        headers: { "www-authenticate": challengeOf(error.invalidToken) }
       })
     }
   )

@@ -1,27 +1,23 @@
 import { Effect, Layer, Option } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
-import { HttpApiBuilder, OpenApi } from "effect/http-api"
+import { OpenApi } from "effect/http-api"
 import { StoreUnavailable } from "../../../domain/Errors.ts"
 import { PetRepository } from "../../../ports/PetRepository.ts"
 import { RateLimits } from "../../../ports/RateLimits.ts"
 import { Api } from "../api/Api.ts"
-import * as AuthorizationLive from "./AuthorizationLive.ts"
-import { BuilderApi } from "./BuilderApi.ts"
-import * as Cors from "./Cors.ts"
-import * as DocsPage from "./DocsPage.ts"
-import * as ErrorResponses from "./ErrorResponses.ts"
-import * as FastRoutes from "./FastRoutes.ts"
-import * as JsonContentTypeLive from "./JsonContentTypeLive.ts"
-import * as MetricsRoute from "./MetricsRoute.ts"
-import * as RequestTelemetry from "./RequestTelemetry.ts"
-import * as RequestValidationLive from "./RequestValidationLive.ts"
-import * as RouteTable from "./RouteTable.ts"
-import * as StaticAsset from "./StaticAsset.ts"
-import { toHttpError } from "./HttpErrors.ts"
-import * as StoreHandlers from "./StoreHandlers.ts"
-import * as WriteScopeLive from "./WriteScopeLive.ts"
+import * as ApiRouter from "./routing/ApiRouter.ts"
+import * as Cors from "./policies/Cors.ts"
+import * as DocsPage from "./process/DocsPage.ts"
+import * as ErrorResponses from "./policies/ErrorResponses.ts"
+import * as MetricsRoute from "./process/MetricsRoute.ts"
+import * as OrderHandlers from "./orders/OrderHandlers.ts"
+import * as PetHandlers from "./pets/PetHandlers.ts"
+import * as RequestTelemetry from "./policies/RequestTelemetry.ts"
+import * as RouteTable from "./routing/RouteTable.ts"
+import * as StaticAsset from "./process/StaticAsset.ts"
+import { toHttpError } from "./policies/HttpErrors.ts"
 
-export { ROUTER_CONFIG } from "./RouteTable.ts"
+export { ROUTER_CONFIG } from "./routing/RouteTable.ts"
 
 /**
  * Public base addresses, each including `/v1`, listed as `servers` in the OpenAPI document
@@ -75,6 +71,12 @@ const readiness = HttpRouter.use(Effect.fn(function*(router) {
 const openApiRoute = (api: typeof Api) =>
   HttpRouter.add("GET", OPENAPI_PATH, Effect.sync(() => HttpServerResponse.jsonUnsafe(OpenApi.fromApi(api))))
 
+// One handler per operation of the Api; leaving one out fails the typecheck.
+const handlers = Effect.map(
+  Effect.all([PetHandlers.make, OrderHandlers.make]),
+  ([pets, orders]): ApiRouter.Handlers<never> => ({ ...pets, ...orders })
+)
+
 /** What to serve besides the API. */
 export interface Options {
   /** Serve `GET /metrics` (Prometheus text format, no key). Default: true. */
@@ -105,12 +107,7 @@ export const layer = (servers: Servers, options?: Options) => {
     ...(metrics ? [["GET", MetricsRoute.METRICS_PATH] as const] : [])
   ])
   return Layer.mergeAll(
-    FastRoutes.layer,
-    HttpApiBuilder.layer(BuilderApi).pipe(
-      Layer.provide(StoreHandlers.layer.pipe(
-        Layer.provide([AuthorizationLive.layer, RequestValidationLive.layer, JsonContentTypeLive.layer, WriteScopeLive.layer])
-      ))
-    ),
+    ApiRouter.layer(handlers),
     Layer.mergeAll(openApiRoute(api), DocsPage.layer(api, DOCS_PATH)).pipe(
       Layer.provide(StaticAsset.middleware.layer)
     ),

@@ -1,5 +1,6 @@
+import { Context } from "effect"
 import { FindMyWay } from "effect/http"
-import { HttpApi, type HttpApiGroup } from "effect/http-api"
+import { HttpApi, type HttpApiGroup, OpenApi } from "effect/http-api"
 
 /** A route the service serves. */
 export interface Route {
@@ -7,6 +8,8 @@ export interface Route {
   readonly pattern: string
   /** The OpenAPI operationId for an API endpoint, else the pattern: a bounded label for metrics. */
   readonly operation: string
+  /** Whether the endpoint is annotated `deprecated`: its answers carry the deprecation headers. */
+  readonly deprecated: boolean
 }
 
 /** Which route patterns exist for which methods: what the router knows but does not expose. */
@@ -39,15 +42,21 @@ export const make = <Id extends string, Groups extends HttpApiGroup.Constraint>(
   extra: ReadonlyArray<readonly [method: string, path: `/${string}`]>
 ): RouteTable => {
   const router = FindMyWay.make<Route>(ROUTER_CONFIG)
-  const add = (method: string, path: string, operation: string) => {
-    const route: Route = { pattern: path, operation }
+  const add = (method: string, path: string, operation: string, deprecated = false) => {
+    const route: Route = { pattern: path, operation, deprecated }
     router.on(method, path as `/${string}`, route)
     // The HTTP router answers HEAD for every GET route.
     if (method === "GET") router.on("HEAD", path as `/${string}`, route)
   }
   HttpApi.reflect(api, {
     onGroup: () => {},
-    onEndpoint: ({ endpoint }) => add(endpoint.method, endpoint.path, endpoint.identifier)
+    onEndpoint: ({ endpoint, mergedAnnotations }) =>
+      add(
+        endpoint.method,
+        endpoint.path,
+        endpoint.identifier,
+        Context.getOrElse(mergedAnnotations, OpenApi.Deprecated, () => false)
+      )
   })
   for (const [method, path] of extra) add(method, path, path)
   return {

@@ -1,15 +1,14 @@
 /**
- * Authentication's rules, shared by the Authorization middleware (AuthorizationLive) and
- * the fast routes (FastRoutes), which differ only in how they answer: without an
- * `Authorization` header the credential is `missing`; one that names no key (empty,
- * unknown, expired, revoked) is `invalid`; the rate limits (RequestRateLimit) apply to
- * every outcome. No input is looked at for an unknown caller.
+ * Authentication's rules, as ApiRouter applies them wherever an endpoint declares the
+ * Authorization middleware: without an `Authorization` header the credential is
+ * `missing`; one that names no key (empty, unknown, expired, revoked) is `invalid`; the
+ * rate limits (RequestRateLimit) apply to every outcome. No input is looked at for an unknown caller.
  */
 import { Effect, Option, Redacted } from "effect"
 import type { HttpServerRequest, HttpServerResponse } from "effect/http"
-import { Unauthorized } from "../../../domain/Errors.ts"
-import type { Caller } from "../../../domain/keys/Caller.ts"
-import { ApiKeys } from "../../../ports/ApiKeys.ts"
+import { Unauthorized } from "../../../../domain/Errors.ts"
+import type { Caller } from "../../../../domain/keys/Caller.ts"
+import { ApiKeys } from "../../../../ports/ApiKeys.ts"
 import * as RequestRateLimit from "./RequestRateLimit.ts"
 
 type Response = HttpServerResponse.HttpServerResponse

@@ -32,11 +32,11 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Duration, Effect, Layer } from "effect"
 import * as Http from "node:http"
 import type { Socket } from "node:net"
-import { ExpectationFailed, InvalidRequest, RequestHeaderFieldsTooLarge, ServiceUnavailable } from "../api/ApiErrors.ts"
+import { ExpectationFailed, InvalidRequest, RequestHeaderFieldsTooLarge, ServiceUnavailable } from "../../api/ApiErrors.ts"
 import * as ProtocolErrors from "./ProtocolErrors.ts"
-import { REQUEST_ID_HEADER, requestIdFor } from "./RequestId.ts"
-import { pathOf } from "./RouteTable.ts"
-import * as RequestTelemetry from "./RequestTelemetry.ts"
+import { REQUEST_ID_HEADER, requestIdFor } from "../policies/RequestId.ts"
+import * as RequestTelemetry from "../policies/RequestTelemetry.ts"
+import { pathOf } from "../routing/RouteTable.ts"
 
 /** Writes the log line of a request answered here, which arrived at `startedAt` (epoch ms). */
 export type LogRequest = (line: RequestTelemetry.RequestLine, startedAt: number) => void

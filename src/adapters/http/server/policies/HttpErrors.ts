@@ -8,11 +8,11 @@ import type {
   PetNotFound,
   StoreUnavailable,
   Unauthorized as DomainUnauthorized
-} from "../../../domain/Errors.ts"
+} from "../../../../domain/Errors.ts"
 import type {
   IdempotencyKeyInUse as DomainIdempotencyKeyInUse,
   IdempotencyKeyReused as DomainIdempotencyKeyReused
-} from "../../../domain/idempotency/IdempotencyErrors.ts"
+} from "../../../../domain/idempotency/IdempotencyErrors.ts"
 import {
   Forbidden,
   Gone,
@@ -24,10 +24,10 @@ import {
   PetNotAvailableConflict,
   ServiceUnavailable,
   Unauthorized
-} from "../api/ApiErrors.ts"
+} from "../../api/ApiErrors.ts"
 
 /** Every domain error an HTTP handler can meet. */
-type DomainError =
+export type DomainError =
   | PetNotFound
   | OrderNotFound
   | PetNotAvailable

@@ -1,23 +1,23 @@
 /**
- * The rate-limit step of authentication, shared by the Authorization middleware and the
- * fast routes: a verified caller draws from its key's bucket, a request without a valid
- * key from its client address's bucket. Past either, the answer is 429 `rate_limited`
+ * The rate-limit step of authentication (BearerCheck): a verified caller draws from its
+ * key's bucket, a request without a valid key from its client address's bucket. Past either, the answer is 429 `rate_limited`
  * with `Retry-After` and the IETF RateLimit fields (draft-ietf-httpapi-ratelimit-headers:
  * `RateLimit-Policy: "key";q=200;w=2`, `RateLimit: "key";r=0;t=1`) instead of the
  * handler's response or the 401. Answers to verified callers carry the two fields too, so
- * a client can slow down before it is refused. Without a RateLimits service nothing is
+ * a client can slow down before it is refused; error answers (400, 403, 404, 409, 503 …)
+ * carry them as successes do. Without a RateLimits service nothing is
  * limited and nothing is added.
  */
 import { Effect, Option } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
-import type { Caller } from "../../../domain/keys/Caller.ts"
-import type { RateLimitDecision, RateLimitPolicy, RateLimitSubject } from "../../../ports/RateLimits.ts"
-import { RateLimits } from "../../../ports/RateLimits.ts"
-import { RateLimited } from "../api/ApiErrors.ts"
-import { clientBucketOf } from "./ClientAddress.ts"
+import type { Caller } from "../../../../domain/keys/Caller.ts"
+import type { RateLimitDecision, RateLimitPolicy, RateLimitSubject } from "../../../../ports/RateLimits.ts"
+import { RateLimits } from "../../../../ports/RateLimits.ts"
+import { RateLimited } from "../../api/ApiErrors.ts"
+import { clientBucketOf } from "../process/ClientAddress.ts"
 import { errorResponse } from "./ErrorResponses.ts"
 
-/** The step, as both authentication paths use it. */
+/** The step, as authentication uses it. */
 export interface RequestRateLimit {
   /** Runs `handler` for a verified caller unless its key's bucket is empty. */
   readonly admit: <E, R>(

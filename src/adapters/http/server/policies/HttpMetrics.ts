@@ -4,7 +4,7 @@
  * attributes; each is made once and reused, so recording a request costs two map lookups.
  */
 import { Context, Metric } from "effect"
-import { codeOfStatus } from "../api/ApiErrors.ts"
+import { codeOfStatus } from "../../api/ApiErrors.ts"
 
 /** Latency buckets, in seconds: 0.5 ms to 10 s. */
 const DURATION_BOUNDARIES = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]

@@ -12,8 +12,8 @@ import {
   MAX_IN_PROGRESS_PER_CONNECTION,
   MAX_WAITING_PER_CONNECTION,
   ServiceServer
-} from "../../../src/adapters/http/server/NodeServer.ts"
-import { isErrorBody, RawConnection, rawRequest } from "../../main/RawHttp.ts"
+} from "../../../../src/adapters/http/server/process/NodeServer.ts"
+import { isErrorBody, RawConnection, rawRequest } from "../../../main/RawHttp.ts"
 
 const servers: Array<ServiceServer> = []
 

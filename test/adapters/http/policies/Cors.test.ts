@@ -4,8 +4,8 @@
  * CorsBrowser.test.ts checks the same with a real browser.
  */
 import { describe, expect, it } from "vitest"
-import * as StoreMemory from "../../../src/adapters/memory/StoreMemory.ts"
-import { AUTH, freshServer } from "./TestServer.ts"
+import * as StoreMemory from "../../../../src/adapters/memory/StoreMemory.ts"
+import { AUTH, freshServer } from "../TestServer.ts"
 
 const APP = "http://app.example.test"
 const OTHER = "http://other.example.test"

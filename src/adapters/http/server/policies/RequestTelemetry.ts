@@ -14,7 +14,7 @@ import * as Cors from "./Cors.ts"
 import * as ErrorResponses from "./ErrorResponses.ts"
 import * as HttpMetrics from "./HttpMetrics.ts"
 import { REQUEST_ID_HEADER, requestIdFor } from "./RequestId.ts"
-import { pathOf, type RouteTable } from "./RouteTable.ts"
+import { pathOf, type RouteTable } from "../routing/RouteTable.ts"
 import * as SunsetHeaders from "./SunsetHeaders.ts"
 
 /** The metrics label of a request no route serves: raw paths would make unbounded series. */

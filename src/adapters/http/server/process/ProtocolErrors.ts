@@ -8,10 +8,10 @@
 import type * as Http from "node:http"
 import { STATUS_CODES } from "node:http"
 import type { Socket } from "node:net"
-import { InvalidRequest, PayloadTooLarge, RequestHeaderFieldsTooLarge, RequestTimeout } from "../api/ApiErrors.ts"
-import { CACHE_CONTROL, X_CONTENT_TYPE_OPTIONS } from "./CommonHeaders.ts"
-import { recordRejection } from "./HttpMetrics.ts"
-import { REQUEST_ID_HEADER, requestIdFor } from "./RequestId.ts"
+import { InvalidRequest, PayloadTooLarge, RequestHeaderFieldsTooLarge, RequestTimeout } from "../../api/ApiErrors.ts"
+import { CACHE_CONTROL, X_CONTENT_TYPE_OPTIONS } from "../policies/CommonHeaders.ts"
+import { recordRejection } from "../policies/HttpMetrics.ts"
+import { REQUEST_ID_HEADER, requestIdFor } from "../policies/RequestId.ts"
 
 /** The Error body, which every ApiErrors class carries. */
 export interface ErrorBody {

@@ -5,9 +5,9 @@ import {
   HttpServerRequest,
   HttpServerResponse
 } from "effect/http"
-import { Internal, MethodNotAllowed, NotFound, PayloadTooLarge } from "../api/ApiErrors.ts"
-import { unsupportedMediaType } from "../api/JsonContentType.ts"
-import type { Route, RouteTable } from "./RouteTable.ts"
+import { Internal, MethodNotAllowed, NotFound, PayloadTooLarge } from "../../api/ApiErrors.ts"
+import { unsupportedMediaType } from "../../api/JsonContentType.ts"
+import type { Route, RouteTable } from "../routing/RouteTable.ts"
 
 /**
  * Largest request body accepted; larger ones get 413 before they are fully read. A pet

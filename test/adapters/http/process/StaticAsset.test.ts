@@ -4,7 +4,7 @@
  */
 import { brotliDecompressSync, gunzipSync } from "node:zlib"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { makeTestServer, type TestServer } from "./TestServer.ts"
+import { makeTestServer, type TestServer } from "../TestServer.ts"
 
 // Buffer.equals: a deep toEqual over megabytes compares element by element, for seconds.
 const sameBytes = (a: Uint8Array, b: Uint8Array) => Buffer.from(a).equals(Buffer.from(b))

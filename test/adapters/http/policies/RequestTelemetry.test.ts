@@ -2,7 +2,7 @@
  * Request ids, metrics and readiness details, through the real router in-process.
  */
 import { describe, expect, it } from "vitest"
-import { AUTH, createPet, expectError, freshServer, JSON_AUTH, type TestServer } from "./TestServer.ts"
+import { AUTH, createPet, expectError, freshServer, JSON_AUTH, type TestServer } from "../TestServer.ts"
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 

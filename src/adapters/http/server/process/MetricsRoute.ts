@@ -6,7 +6,7 @@
 import { Effect } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { PrometheusMetrics } from "effect/observability"
-import * as ProcessMetrics from "../../observability/ProcessMetrics.ts"
+import * as ProcessMetrics from "../../../observability/ProcessMetrics.ts"
 
 /** Where the metrics are served. */
 export const METRICS_PATH = "/metrics"

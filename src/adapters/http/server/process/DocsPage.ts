@@ -8,7 +8,7 @@
 import { Context, Effect, Layer } from "effect"
 import { HttpRouter } from "effect/http"
 import { HttpApiScalar } from "effect/http-api"
-import type { Api } from "../api/Api.ts"
+import type { Api } from "../../api/Api.ts"
 
 export const layer = (api: typeof Api, path: `/${string}`) =>
   HttpRouter.add(

@@ -1,0 +1,15 @@
+import type { Pet } from "../../../domain/Pet.ts"
+
+/**
+ * A pet as `PetJson` (PetsApi.ts) writes it, written by hand for speed: the schema's key order,
+ * int64 fields with every digit. Written as text: a bigint's digits are already JSON, and
+ * 40 `JSON.rawJSON` objects per page cost more. A property test pins that both write the
+ * same bytes.
+ */
+export const petJson = (pet: Pet): string =>
+  `{"id":${pet.id},"name":${JSON.stringify(pet.name)},"categoryId":${pet.categoryId}${
+    pet.status === undefined ? "" : `,"status":"${pet.status}"`
+  }}`
+
+/** A page of pets as `PetsJson` writes it. */
+export const petsJson = (pets: ReadonlyArray<Pet>): string => `[${pets.map(petJson).join(",")}]`

@@ -1,0 +1,44 @@
+/** The `animals` operations: listPets, createPet and the deprecated getPet. */
+import { Effect, Schema } from "effect"
+import { createPetIdentity } from "../../../../domain/idempotency/IdempotentRequest.ts"
+import { NewPet } from "../../../../domain/NewPet.ts"
+import { PAGE_LIMIT_DEFAULT } from "../../../../domain/PetQuery.ts"
+import { PetRepository } from "../../../../ports/PetRepository.ts"
+import { Api } from "../../api/Api.ts"
+import { CursorParam } from "../../api/PathAndQuery.ts"
+import { petJson, petsJson } from "../../api/PetJsonText.ts"
+import type { Handlers, Input } from "../routing/ApiRouter.ts"
+import { pathOf } from "../routing/EndpointPath.ts"
+import { keysetPage } from "../routing/KeysetPage.ts"
+import * as Reply from "../routing/Reply.ts"
+
+const { getPet, listPets } = Api.groups.animals.endpoints
+const petPath = pathOf<"petId">(getPet)
+const encodeCursor = Schema.encodeSync(CursorParam)
+
+// The payload is decoded by NewPet's own fields, so its checks need not run again.
+const newPet = ({ payload }: Input<"createPet">) => new NewPet(payload, { disableChecks: true })
+
+/** The handlers over the PetRepository in context. */
+export const make = Effect.gen(function*() {
+  const pets = yield* PetRepository
+  return {
+  listPets: ({ query }) => {
+    const limit = query.limit ?? PAGE_LIMIT_DEFAULT
+    return Effect.map(pets.list({ limit: limit + 1, status: query.status, after: query.cursor }), (rows) => {
+      const { link, page } = keysetPage(rows, {
+        limit,
+        path: listPets.path,
+        filters: [["status", query.status]],
+        cursorOf: encodeCursor
+      })
+      return Reply.ok(petsJson(page), link === undefined ? undefined : { link })
+    })
+  },
+  createPet: {
+    identity: (input) => createPetIdentity(newPet(input)),
+    handle: (input) => Effect.map(pets.create(newPet(input)), (pet) => Reply.created(petJson(pet), petPath({ petId: pet.id })))
+  },
+  getPet: ({ params }) => Effect.map(pets.get(params.petId), (pet) => Reply.ok(petJson(pet)))
+  } satisfies Pick<Handlers<never>, "listPets" | "createPet" | "getPet">
+})

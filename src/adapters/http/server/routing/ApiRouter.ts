@@ -1,0 +1,262 @@
+/**
+ * Every /v1 operation, served by one router compiled at start-up from the one `Api`.
+ * For each endpoint (HttpApi.reflect) it compiles the decoders of the endpoint's own
+ * schemas once and applies the one implementation of each middleware the endpoint
+ * declares, in the contract's order: Authorization (401, with the rate limits), then
+ * WriteScope (403), then JsonContentType (415), then the input (RequestValidation: 400
+ * naming the field), then, for an endpoint whose headers declare `Idempotency-Key`, the
+ * idempotent create. An endpoint annotated `deprecated` answers 410 from the sunset on.
+ * Handlers are a record keyed by operation id; every domain error they fail with becomes
+ * its answer through toHttpError. HttpApiBuilder's per-endpoint machinery (its
+ * middleware chain, effectful decoding and encoding of every slot, errors encoded
+ * through schemas) cost most of a request's CPU (docs/decisions/serving-path.md); the
+ * Api stays the one source of the OpenAPI document and the typed client.
+ */
+import { Clock, Context, Effect, Result, Schema, type SchemaIssue, SchemaParser } from "effect"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import {
+  HttpApi,
+  HttpApiBuilder,
+  type HttpApiEndpoint,
+  type HttpApiGroup,
+  type HttpApiMiddleware,
+  HttpApiSecurity,
+  OpenApi
+} from "effect/http-api"
+import { Gone, InsufficientScope, InvalidInput, type Unauthorized } from "../../../../domain/Errors.ts"
+import type { IdempotencyKey } from "../../../../domain/idempotency/IdempotencyKey.ts"
+import { IdempotentRequest } from "../../../../domain/idempotency/IdempotentRequest.ts"
+import type { Caller } from "../../../../domain/keys/Caller.ts"
+import { allows } from "../../../../domain/keys/KeyScope.ts"
+import { IdempotentCreates } from "../../../../ports/IdempotentCreates.ts"
+import { fingerprintOf } from "../../../idempotency/RequestFingerprint.ts"
+import { Api } from "../../api/Api.ts"
+import { challengeOf } from "../../api/ApiErrors.ts"
+import { Authorization } from "../../api/Authorization.ts"
+import { isJsonContentType, JsonContentType, unsupportedMediaType } from "../../api/JsonContentType.ts"
+import { RequestValidation } from "../../api/RequestValidation.ts"
+import { SUNSET } from "../../api/Sunset.ts"
+import { WriteScope } from "../../api/WriteScope.ts"
+import * as BearerCheck from "../policies/BearerCheck.ts"
+import { errorResponse } from "../policies/ErrorResponses.ts"
+import { type DomainError, toHttpError } from "../policies/HttpErrors.ts"
+import * as IdempotentResponses from "../policies/IdempotentResponses.ts"
+import type { Reply } from "./Reply.ts"
+
+type Endpoints = typeof Api extends HttpApi.HttpApi<string, infer Groups> ? HttpApiGroup.Endpoints<Groups> : never
+
+/** The operation ids of the Api (`listPets`, `createPet`, …). */
+export type OperationId = Endpoints["identifier"]
+
+type EndpointOf<Id extends OperationId> = Extract<Endpoints, { readonly identifier: Id }>
+
+// A slot the endpoint does not declare is `never`; its handler sees `undefined`.
+type Decoded<S> = [S] extends [never] ? undefined : S extends Schema.Top ? S["Type"] : undefined
+
+/** What a handler gets: the endpoint's decoded input and, where it declares Authorization, the caller. */
+export interface Input<Id extends OperationId> {
+  readonly params: Decoded<HttpApiEndpoint.Params<EndpointOf<Id>>>
+  readonly query: Decoded<HttpApiEndpoint.Query<EndpointOf<Id>>>
+  readonly headers: Decoded<HttpApiEndpoint.Headers<EndpointOf<Id>>>
+  readonly payload: Decoded<HttpApiEndpoint.Payload<EndpointOf<Id>>>
+  readonly caller: [Authorization] extends [HttpApiEndpoint.Middleware<EndpointOf<Id>>] ? Caller : undefined
+}
+
+/** An operation: its input to its reply, or a domain error that toHttpError answers. */
+export type Operation<Id extends OperationId, R> = (input: Input<Id>) => Effect.Effect<Reply, DomainError, R>
+
+/**
+ * An idempotent create (its headers declare `Idempotency-Key`): the operation, and the
+ * identity of its input that the key is bound to (createPetIdentity, placeOrderIdentity).
+ */
+export interface IdempotentOperation<Id extends OperationId, R> {
+  readonly identity: (input: Input<Id>) => string
+  readonly handle: Operation<Id, R>
+}
+
+type HandlerOf<Id extends OperationId, R> = "idempotency-key" extends keyof Input<Id>["headers"]
+  ? IdempotentOperation<Id, R>
+  : Operation<Id, R>
+
+/** One handler per operation of the Api: a missing one is a type error. */
+export type Handlers<R> = { readonly [Id in OperationId]: HandlerOf<Id, R> }
+
+/** The header an idempotent create declares. */
+const IDEMPOTENCY_KEY = "idempotency-key"
+
+/** The middleware this router implements; an endpoint declaring any other cannot be served. */
+const IMPLEMENTED: ReadonlySet<unknown> = new Set<unknown>([
+  Authorization,
+  WriteScope,
+  JsonContentType,
+  RequestValidation
+])
+
+/** What the router provides a route's handler. */
+type RouteServices = HttpServerRequest.HttpServerRequest | HttpServerRequest.ParsedSearchParams | HttpRouter.RouteContext
+
+type Response = HttpServerResponse.HttpServerResponse
+
+// The endpoints' schemas are untyped here; the handlers' input types come from the Api's types.
+const decoder = (schema: Schema.Top) => SchemaParser.decodeUnknownResult(schema as unknown as Schema.Decoder<unknown>)
+
+const decodeBearer = HttpApiBuilder.securityDecode(HttpApiSecurity.bearer)
+
+/** A 401 with its challenge. */
+const unauthorized = (error: Unauthorized) =>
+  errorResponse(toHttpError(error), { "www-authenticate": challengeOf(error.credential === "invalid") })
+
+/** HttpApi's own answer to undecodable input where RequestValidation is not declared. */
+const malformed = errorResponse({ code: "invalid_request", message: "the request is malformed", status: 400 })
+
+const replied = (reply: Reply): Response =>
+  HttpServerResponse.text(reply.body, {
+    status: reply.status,
+    contentType: "application/json",
+    ...(reply.headers === undefined ? {} : { headers: reply.headers })
+  })
+
+const answered = <R>(effect: Effect.Effect<Reply, DomainError, R>): Effect.Effect<Response, never, R> =>
+  Effect.match(effect, { onSuccess: replied, onFailure: (error) => errorResponse(toHttpError(error)) })
+
+/** The header names a headers schema declares, to skip decoding a request that sends none of them. */
+const declaredNames = (schema: Schema.Top): ReadonlyArray<string> =>
+  schema.ast._tag === "Objects" ? schema.ast.propertySignatures.map((property) => String(property.name)) : []
+
+/** The route of one endpoint, its decoders and middleware compiled now. */
+const compile = <R>(
+  endpoint: HttpApiEndpoint.Top,
+  middleware: ReadonlySet<unknown>,
+  annotations: Context.Context<never>,
+  handler: Operation<OperationId, R> | IdempotentOperation<OperationId, R>,
+  services: {
+    readonly check: Effect.Success<typeof BearerCheck.make>
+    readonly idempotent: IdempotentCreates["Service"]
+  }
+): Effect.Effect<Response, never, R | RouteServices> => {
+  for (const each of middleware) {
+    if (!IMPLEMENTED.has(each)) {
+      throw new Error(`${endpoint.identifier}: no implementation of middleware ${(each as HttpApiMiddleware.AnyService).key}`)
+    }
+  }
+  const authorization = middleware.has(Authorization)
+  const writeScope = middleware.has(WriteScope)
+  if (writeScope && !authorization) throw new Error(`${endpoint.identifier}: WriteScope needs Authorization`)
+  const jsonContentType = middleware.has(JsonContentType)
+  const invalid = middleware.has(RequestValidation)
+    ? (issue: SchemaIssue.Issue, whole: string) => errorResponse(toHttpError(InvalidInput.fromIssue(issue, whole)))
+    : () => malformed
+
+  // Decoded as HttpApiBuilder decodes them, so issues and messages match.
+  const decodeParams = endpoint.params === undefined ? undefined : decoder(endpoint.params)
+  const decodeQuery = endpoint.query === undefined ? undefined : decoder(Schema.toCodecArrayFromSingle(endpoint.query))
+  const decodeHeaders = endpoint.headers === undefined ? undefined : decoder(endpoint.headers)
+  const headerNames = endpoint.headers === undefined ? [] : declaredNames(endpoint.headers)
+  // A request sending none of the declared headers decodes as `{}` does: looked up once, here.
+  const noHeaders = decodeHeaders === undefined ? undefined : decodeHeaders({})
+  const payload = endpoint.payload.get("application/json")
+  if (endpoint.payload.size > (payload === undefined ? 0 : 1)) {
+    throw new Error(`${endpoint.identifier}: only application/json payloads are served`)
+  }
+  const decodePayload = payload === undefined ? undefined : decoder(Schema.Union(payload.schemas))
+  const idempotent = headerNames.includes(IDEMPOTENCY_KEY)
+  const operation: Operation<OperationId, R> = typeof handler === "function" ? handler : handler.handle
+  const identity = typeof handler === "function" ? undefined : handler.identity
+  if (idempotent && identity === undefined) throw new Error(`${endpoint.identifier}: an idempotent create needs its identity`)
+  const deprecated = Context.getOrElse(annotations, OpenApi.Deprecated, () => false)
+  const gone = errorResponse(toHttpError(
+    new Gone({
+      message: `${endpoint.method} ${endpoint.path.replace(/:(\w+)/g, "{$1}")} was removed on ${SUNSET.httpDate}; use ${SUNSET.successor}`
+    })
+  ))
+
+  const serve = (caller: Caller | undefined): Effect.Effect<Response, never, R | RouteServices> =>
+    Effect.gen(function*() {
+      if (writeScope && !allows(caller!.scope, "write")) {
+        return errorResponse(toHttpError(new InsufficientScope({ scope: caller!.scope, operation: endpoint.identifier })))
+      }
+      const request = yield* HttpServerRequest.HttpServerRequest
+      if (jsonContentType) {
+        const contentType = request.headers["content-type"]
+        if (!isJsonContentType(contentType)) return errorResponse(unsupportedMediaType(contentType))
+      }
+      const input: {
+        params?: unknown
+        query?: unknown
+        headers?: unknown
+        payload?: unknown
+        caller: Caller | undefined
+      } = { caller }
+      if (decodeParams !== undefined) {
+        const decoded = decodeParams((yield* HttpRouter.RouteContext).params)
+        if (Result.isFailure(decoded)) return invalid(decoded.failure, "path")
+        input.params = decoded.success
+      }
+      if (decodeHeaders !== undefined) {
+        const decoded = headerNames.some((name) => request.headers[name] !== undefined)
+          ? decodeHeaders(request.headers)
+          : noHeaders!
+        if (Result.isFailure(decoded)) return invalid(decoded.failure, "headers")
+        input.headers = decoded.success
+      }
+      if (decodeQuery !== undefined) {
+        const decoded = decodeQuery(yield* HttpServerRequest.ParsedSearchParams)
+        if (Result.isFailure(decoded)) return invalid(decoded.failure, "query")
+        input.query = decoded.success
+      }
+      if (decodePayload !== undefined) {
+        // A body that cannot be read (too large, cut off) is the framework's to answer, as under HttpApi.
+        const decoded = decodePayload(new Uint8Array(yield* Effect.orDie(request.arrayBuffer)))
+        if (Result.isFailure(decoded)) return invalid(decoded.failure, "body")
+        input.payload = decoded.success
+      }
+      if (deprecated && (yield* Clock.currentTimeMillis) >= SUNSET.epochMillis) return gone
+      const typed = input as Input<OperationId>
+      const key = idempotent ? (input.headers as { readonly [IDEMPOTENCY_KEY]?: IdempotencyKey })[IDEMPOTENCY_KEY] : undefined
+      if (key === undefined) return yield* answered(operation(typed))
+      return yield* IdempotentResponses.respond(services.idempotent.run(
+        new IdempotentRequest(
+          { keyId: caller!.keyId, key, fingerprint: fingerprintOf(identity!(typed)) },
+          { disableChecks: true }
+        ),
+        IdempotentResponses.kept(operation(typed))
+      ))
+    })
+
+  if (!authorization) return serve(undefined)
+  // A plain span, not Effect.fn: this is no service method, and Effect.fn captures a stack trace on every call.
+  return Effect.withSpan(
+    Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      return yield* services.check(request.headers["authorization"] === undefined ? undefined : yield* decodeBearer, {
+        refused: (error) => Effect.succeed(unauthorized(error)),
+        admitted: serve
+      })
+    }),
+    "Authorization.bearerAuth"
+  )
+}
+
+/** The routes of every /v1 operation, served by `handlers`. */
+export const layer = <R, E, RH>(handlers: Effect.Effect<Handlers<R>, E, RH>) =>
+  HttpRouter.use(Effect.fnUntraced(function*(router) {
+    const made = yield* handlers
+    const services = { check: yield* BearerCheck.make, idempotent: yield* IdempotentCreates }
+    const routes: Array<HttpRouter.Route<never, R>> = []
+    HttpApi.reflect(Api, {
+      onGroup: () => {},
+      onEndpoint: ({ endpoint, mergedAnnotations, middleware }) => {
+        const handler = made[endpoint.identifier as OperationId] as
+          | Operation<OperationId, R>
+          | IdempotentOperation<OperationId, R>
+          | undefined
+        if (handler === undefined) throw new Error(`no handler for operation ${endpoint.identifier}`)
+        routes.push(HttpRouter.route(
+          endpoint.method,
+          endpoint.path as HttpRouter.PathInput,
+          compile(endpoint, middleware, mergedAnnotations, handler, services)
+        ))
+      }
+    })
+    yield* router.addAll(routes)
+  }))

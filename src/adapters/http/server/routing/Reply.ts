@@ -1,0 +1,16 @@
+/**
+ * What an operation's handler answers: a status and the JSON text of its body, plus
+ * response headers (`Location`, `Link`). Plain data rather than a response, so that the
+ * idempotent creates can keep it and send it again byte for byte.
+ */
+export interface Reply {
+  readonly status: number
+  readonly body: string
+  readonly headers?: Readonly<Record<string, string>> | undefined
+}
+
+/** A 200 with `body`, and `headers` when given. */
+export const ok = (body: string, headers?: Readonly<Record<string, string>>): Reply => ({ status: 200, body, headers })
+
+/** A 201 with `body` and the created resource's `Location`. */
+export const created = (body: string, location: string): Reply => ({ status: 201, body, headers: { location } })

@@ -1,0 +1,30 @@
+/**
+ * The handlers record is keyed by the Api's operation ids, so an operation added to the
+ * Api without a handler (or a handler left out) fails the typecheck (`npx tsc --noEmit`).
+ */
+import { describe, expectTypeOf, it } from "vitest"
+import type { Handlers, OperationId } from "../../../src/adapters/http/server/routing/ApiRouter.ts"
+
+describe("ApiRouter.Handlers", () => {
+  it("has exactly one key per operation of the Api", () => {
+    expectTypeOf<OperationId>().toEqualTypeOf<
+      | "listPets"
+      | "createPet"
+      | "getPet"
+      | "listOrders"
+      | "placeOrder"
+      | "getOrder"
+      | "approveOrder"
+      | "deliverOrder"
+      | "cancelOrder"
+      | "getInventory"
+    >()
+    expectTypeOf<keyof Handlers<never>>().toEqualTypeOf<OperationId>()
+  })
+
+  it("requires every handler", () => {
+    // @ts-expect-error getInventory is missing
+    const incomplete: Pick<Handlers<never>, OperationId> = {} as Omit<Handlers<never>, "getInventory">
+    expectTypeOf(incomplete).not.toBeAny()
+  })
+})
