@@ -120,6 +120,21 @@ describe("the command itself", () => {
   }, 30_000)
 })
 
+describe("the command reads only the store's settings", () => {
+  it("a bad HTTP setting (CORS_ORIGINS, PORT) cannot stop it; a bad store setting still does", async () => {
+    const dataDir = await initializedDataDir()
+    const env = { STORE: "embedded", DATA_DIR: dataDir, CORS_ORIGINS: "garbage", PORT: "notaport", RATE_LIMIT: "fast" }
+    const key = await createKey(env, "--name", "despite-http-settings")
+    const listed = await keysCli(["list"], env)
+    expect(listed.code, listed.stderr).toBe(0)
+    expect(listed.stdout).toMatch(new RegExp(`^despite-http-settings\\s+${key.slice(3, 15)}\\s`, "m"))
+
+    const badStore = await keysCli(["list"], { ...env, DATABASE_STATEMENT_TIMEOUT: "-" })
+    expect(badStore.code).toBe(1)
+    expect(badStore.stderr.trim()).toMatch(/^animal-store-keys: invalid configuration: .*DATABASE_STATEMENT_TIMEOUT/)
+  }, 60_000)
+})
+
 describe("memory store", () => {
   it("the command refuses: the keys live in the service process", async () => {
     const result = await keysCli(["list"], { STORE: "memory" })

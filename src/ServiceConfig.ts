@@ -1,12 +1,18 @@
-import { Config, Duration, Option, Redacted, Result, Schema, SchemaTransformation } from "effect"
+import { Config, type LogLevel, Option, Redacted, Result, Schema, SchemaTransformation } from "effect"
 import { IpNetwork } from "effect/net"
 
-/** Which PetRepository adapter serves the catalogue. */
-const StoreKind = Schema.Literals(["memory", "embedded", "postgres"])
-/** A value of {@link StoreKind}. */
-type StoreKind = typeof StoreKind.Type
-
-const LOG_LEVELS = ["all", "fatal", "error", "warn", "info", "debug", "trace", "none"] as const
+const LOG_LEVEL_NAMES = ["all", "fatal", "error", "warn", "info", "debug", "trace", "none"] as const
+// The log level each of LOG_LEVEL's values stands for.
+const LOG_LEVELS: Record<typeof LOG_LEVEL_NAMES[number], LogLevel.LogLevel> = {
+  all: "All",
+  fatal: "Fatal",
+  error: "Error",
+  warn: "Warn",
+  info: "Info",
+  debug: "Debug",
+  trace: "Trace",
+  none: "None"
+}
 
 // A public base address must be absolute and end with the /v1 version segment, like the spec's.
 const BaseUrl = Schema.String.check(Schema.makeFilter(
@@ -72,10 +78,10 @@ const TrustedProxies = Schema.String.check(Schema.makeFilter(
 const networkOf = (entry: string) => entry.includes("/") ? entry : `${entry}/${entry.includes(":") ? 128 : 32}`
 
 /**
- * Every setting, read from the environment. Each has a default except the ones that
- * only matter for one store; `npm start` with nothing set runs the embedded store.
+ * The service's settings (HTTP, CORS, limits, telemetry), read from the environment.
+ * Each has a default or is off when unset. The store's are StoreConfig's.
  */
-export const AppConfig = Config.all({
+export const ServiceConfig = Config.all({
   port: Config.Port("PORT").pipe(Config.withDefault(8080)),
   host: Config.String("HOST").pipe(Config.withDefault("127.0.0.1")),
   apiKeys: Config.Redacted("API_KEYS").pipe(
@@ -84,20 +90,14 @@ export const AppConfig = Config.all({
     ),
     Config.withDefault([] as ReadonlyArray<Redacted.Redacted<string>>)
   ),
-  store: Config.schema(StoreKind, "STORE").pipe(Config.option),
-  databaseUrl: Config.Redacted("DATABASE_URL").pipe(Config.option),
-  databasePoolSize: Config.schema(
-    Schema.Int.check(Schema.isGreaterThanOrEqualTo(1, { message: "must be an integer of at least 1" })),
-    "DATABASE_POOL_SIZE"
-  ).pipe(Config.withDefault(10)),
-  databaseConnectTimeout: Config.Duration("DATABASE_CONNECT_TIMEOUT").pipe(Config.withDefault(Duration.seconds(5))),
-  databaseStatementTimeout: Config.Duration("DATABASE_STATEMENT_TIMEOUT").pipe(Config.withDefault(Duration.seconds(5))),
-  dataDir: Config.String("DATA_DIR").pipe(Config.withDefault("./data")),
   adminPort: Config.schema(
     Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 65535 }, { message: "must be a port number, or 0 for any free port" })),
     "ADMIN_PORT"
   ).pipe(Config.withDefault(0)),
-  logLevel: Config.schema(Schema.Literals(LOG_LEVELS), "LOG_LEVEL").pipe(Config.withDefault("info" as const)),
+  logLevel: Config.schema(Schema.Literals(LOG_LEVEL_NAMES), "LOG_LEVEL").pipe(
+    Config.withDefault("info" as const),
+    Config.map((name) => LOG_LEVELS[name])
+  ),
   metrics: Config.schema(Schema.Literals(["on", "off"]), "METRICS").pipe(Config.withDefault("on" as const)),
   // Unset, the OpenAPI document lists only the address it was served from.
   publicBaseUrl: Config.schema(BaseUrl, "PUBLIC_BASE_URL").pipe(Config.option, Config.map(Option.getOrUndefined)),
@@ -110,12 +110,6 @@ export const AppConfig = Config.all({
     Config.map((list) => list.split(",").map((entry) => IpNetwork.fromStringUnsafe(networkOf(entry.trim())))),
     Config.withDefault([] as ReadonlyArray<IpNetwork.IpNetwork>)
   )
-}).pipe(
-  Config.map((config) => ({
-    ...config,
-    // postgres when a database URL is given, the embedded database otherwise.
-    store: Option.getOrElse(config.store, (): StoreKind => Option.isSome(config.databaseUrl) ? "postgres" : "embedded")
-  }))
-)
-/** The parsed settings. */
-export type AppConfig = Config.Success<typeof AppConfig>
+})
+/** The parsed service settings. */
+export type ServiceConfig = Config.Success<typeof ServiceConfig>
