@@ -20,7 +20,7 @@ const summary: Reporter = {
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    globalSetup: ["test/main/ServiceBundleSetup.ts"],
+    globalSetup: ["test/e2e/ServiceBundleSetup.ts"],
     testTimeout: 30_000,
     hookTimeout: 120_000,
     reporters: ["default", summary]

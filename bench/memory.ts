@@ -12,8 +12,8 @@
  */
 import { Effect } from "effect"
 import { writeFileSync } from "node:fs"
-import * as PetRepositoryMemory from "../src/adapters/memory/PetRepositoryMemory.ts"
-import { NewPet } from "../src/domain/NewPet.ts"
+import * as PetRepositoryMemory from "../src/adapters/memory/pets/PetRepositoryMemory.ts"
+import { NewPet } from "../src/domain/pets/NewPet.ts"
 import { STATUSES } from "./lib.ts"
 
 export type MemoryKind = "adapter" | "plainMap" | "plainIndexed"

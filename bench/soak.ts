@@ -14,9 +14,9 @@
  */
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { dropAllDatabases, postgresAvailable } from "../test/main/PgAdmin.ts"
-import { killAll, removeTempDirs, repoRoot } from "../test/main/ServiceProcess.ts"
-import { describeSoak, runSoak, type SoakReport } from "../test/main/Soak.ts"
+import { dropAllDatabases, postgresAvailable } from "../test/e2e/PgAdmin.ts"
+import { killAll, removeTempDirs, repoRoot } from "../test/e2e/ServiceProcess.ts"
+import { describeSoak, runSoak, type SoakReport } from "../test/e2e/Soak.ts"
 
 const stores = (process.env["SOAK_STORES"] ?? "embedded,postgres").split(",").map((store) => store.trim())
 const operations = Number(process.env["SOAK_OPERATIONS"] ?? 20_000)

@@ -10,10 +10,10 @@
  */
 import { Deferred, Duration, Effect, Layer, Option } from "effect"
 import * as Path from "node:path"
-import * as ApiKeyAdminLocal from "./adapters/apikeys/ApiKeyAdminLocal.ts"
+import * as ApiKeyAdminLocal from "./application/keys/ApiKeyAdminLocal.ts"
 import * as AdminFile from "./adapters/http/admin/AdminFile.ts"
 import type * as EmbeddedOpening from "./adapters/embedded/EmbeddedOpening.ts"
-import * as ReleaseDeadline from "./adapters/ReleaseDeadline.ts"
+import * as ReleaseDeadline from "./adapters/process/ReleaseDeadline.ts"
 import type { StoreConfig } from "./StoreConfig.ts"
 
 /** How the service and the keys command differ in what they ask of the store. */
@@ -67,9 +67,9 @@ const layers = (config: StoreConfig, options: Options) => Effect.promise(async (
     return { all: Layer.merge(StoreMemory.layer, ApiKeyStoreMemory.layer), keys: ApiKeyStoreMemory.layer }
   }
   const [PetRepositorySql, OrderRepositorySql, IdempotentCreatesSql, ApiKeyStoreSql] = await Promise.all([
-    import("./adapters/postgres/PetRepositorySql.ts"),
-    import("./adapters/postgres/OrderRepositorySql.ts"),
-    import("./adapters/postgres/IdempotentCreatesSql.ts"),
+    import("./adapters/postgres/pets/PetRepositorySql.ts"),
+    import("./adapters/postgres/orders/OrderRepositorySql.ts"),
+    import("./adapters/postgres/idempotency/IdempotentCreatesSql.ts"),
     import("./adapters/postgres/keys/ApiKeyStoreSql.ts")
   ])
   const timeout = { timeout: config.databaseStatementTimeout }

@@ -2,7 +2,7 @@
 /**
  * The composition root of `animal-store-keys` (npm run keys): picks how to reach the
  * configured store's keys, from the service's store settings (StoreConfig, through
- * StoreWiring), then runs the command (src/cli/KeysCommand.ts).
+ * StoreWiring), then runs the command (src/adapters/cli/KeysCommand.ts).
  *
  * - postgres: the database directly; running services see each change within a second
  *   through LISTEN/NOTIFY.
@@ -17,7 +17,7 @@ import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Effect, Exit } from "effect"
 import { CliError, Command } from "effect/cli"
 import { readFileSync } from "node:fs"
-import * as KeysCommand from "./cli/KeysCommand.ts"
+import * as KeysCommand from "./adapters/cli/KeysCommand.ts"
 import * as FailureReport from "./FailureReport.ts"
 import { StoreConfig } from "./StoreConfig.ts"
 import * as StoreWiring from "./StoreWiring.ts"

@@ -47,7 +47,7 @@ const adapters = loaded({
   RouteTable: import("./adapters/http/server/routing/RouteTable.ts"),
   JsonLogLines: import("./adapters/observability/JsonLogLines.ts"),
   Tracing: import("./adapters/observability/Tracing.ts"),
-  ReleaseDeadline: import("./adapters/ReleaseDeadline.ts")
+  ReleaseDeadline: import("./adapters/process/ReleaseDeadline.ts")
 })
 const roots = loaded({
   FailureReport: import("./FailureReport.ts"),

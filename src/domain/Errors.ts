@@ -2,8 +2,8 @@ import { Schema, SchemaIssue } from "effect"
 import { OrderEvent } from "./orders/OrderEvent.ts"
 import { OrderId } from "./orders/OrderId.ts"
 import { OrderStatus } from "./orders/OrderStatus.ts"
-import { PetId } from "./PetId.ts"
-import { PetStatus } from "./PetStatus.ts"
+import { PetId } from "./pets/PetId.ts"
+import { PetStatus } from "./pets/PetStatus.ts"
 
 /** No pet has the requested id. */
 export class PetNotFound extends Schema.TaggedError<PetNotFound>()("PetNotFound", {

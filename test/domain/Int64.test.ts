@@ -1,9 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Result, Schema } from "effect"
-import { CategoryId } from "../../src/domain/CategoryId.ts"
+import { CategoryId } from "../../src/domain/pets/CategoryId.ts"
 import { InvalidInput } from "../../src/domain/Errors.ts"
 import { INT64_MAX, INT64_MIN } from "../../src/domain/Int64.ts"
-import { PetId } from "../../src/domain/PetId.ts"
+import { PetId } from "../../src/domain/pets/PetId.ts"
 
 describe("int64 identifiers", () => {
   for (const [label, schema] of [["PetId", PetId], ["CategoryId", CategoryId]] as const) {

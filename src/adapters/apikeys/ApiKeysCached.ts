@@ -5,11 +5,11 @@ import type { ApiKey } from "../../domain/keys/ApiKey.ts"
 import { Caller } from "../../domain/keys/Caller.ts"
 import { parseKeyId } from "../../domain/keys/KeyFormat.ts"
 import type { KeyId } from "../../domain/keys/KeyId.ts"
-import { ApiKeys } from "../../ports/ApiKeys.ts"
-import { ApiKeyStore } from "../../ports/ApiKeyStore.ts"
-import * as ReleaseDeadline from "../ReleaseDeadline.ts"
+import { ApiKeys } from "../../ports/keys/ApiKeys.ts"
+import { ApiKeyStore } from "../../ports/keys/ApiKeyStore.ts"
+import * as ReleaseDeadline from "../process/ReleaseDeadline.ts"
 import { matchStatic, type StaticKey, staticKeys } from "./ApiKeysStatic.ts"
-import { digestOf } from "./KeyIssuer.ts"
+import { digestOf } from "../../application/keys/KeyIssuer.ts"
 
 /** How often the whole key list is read again, whatever the change feed said: the safety net. */
 export const RELOAD_INTERVAL = Duration.seconds(30)

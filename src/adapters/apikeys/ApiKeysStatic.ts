@@ -1,8 +1,8 @@
 import { pbkdf2, timingSafeEqual } from "node:crypto"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { Caller } from "../../domain/keys/Caller.ts"
-import { ApiKeys } from "../../ports/ApiKeys.ts"
-import { digestOf } from "./KeyIssuer.ts"
+import { ApiKeys } from "../../ports/keys/ApiKeys.ts"
+import { digestOf } from "../../application/keys/KeyIssuer.ts"
 
 /** A fixed key, ready to compare: its digest and the caller it names. */
 export interface StaticKey {

@@ -5,7 +5,7 @@
  */
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { isAlive, startTimeOf } from "../LiveProcess.ts"
+import { isAlive, startTimeOf } from "../process/LiveProcess.ts"
 
 /**
  * Name of the file, inside the data directory, holding the owning process id and, where

@@ -1,12 +1,12 @@
 import { Context, Effect, Layer } from "effect"
-import type { IdempotentCreates } from "../../ports/IdempotentCreates.ts"
-import { OrderRepository } from "../../ports/OrderRepository.ts"
-import { PetRepository } from "../../ports/PetRepository.ts"
-import * as IdempotentCreatesMemory from "./IdempotentCreatesMemory.ts"
-import * as OrderRepositoryMemory from "./OrderRepositoryMemory.ts"
-import { OrderTable } from "./OrderTable.ts"
-import * as PetRepositoryMemory from "./PetRepositoryMemory.ts"
-import { PetTable } from "./PetTable.ts"
+import type { IdempotentCreates } from "../../ports/idempotency/IdempotentCreates.ts"
+import { OrderRepository } from "../../ports/orders/OrderRepository.ts"
+import { PetRepository } from "../../ports/pets/PetRepository.ts"
+import * as IdempotentCreatesMemory from "./idempotency/IdempotentCreatesMemory.ts"
+import * as OrderRepositoryMemory from "./orders/OrderRepositoryMemory.ts"
+import { OrderTable } from "./orders/OrderTable.ts"
+import * as PetRepositoryMemory from "./pets/PetRepositoryMemory.ts"
+import { PetTable } from "./pets/PetTable.ts"
 
 /**
  * The whole in-memory store: a PetRepository and an OrderRepository over one set of

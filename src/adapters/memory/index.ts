@@ -4,5 +4,5 @@
  * `PetRepositoryMemory.layer` the catalogue alone.
  */
 export * as ApiKeyStoreMemory from "./keys/ApiKeyStoreMemory.ts"
-export * as PetRepositoryMemory from "./PetRepositoryMemory.ts"
+export * as PetRepositoryMemory from "./pets/PetRepositoryMemory.ts"
 export * as StoreMemory from "./StoreMemory.ts"

@@ -5,8 +5,8 @@
  * the port's service has, labelled with the port and the method.
  */
 import { Context, Effect, Exit, Layer, Metric } from "effect"
-import { OrderRepository } from "../../ports/OrderRepository.ts"
-import { PetRepository } from "../../ports/PetRepository.ts"
+import { OrderRepository } from "../../ports/orders/OrderRepository.ts"
+import { PetRepository } from "../../ports/pets/PetRepository.ts"
 
 /** Latency buckets, in seconds: 0.1 ms to 10 s (a store call can wait for its deadline). */
 const DURATION_BOUNDARIES = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]

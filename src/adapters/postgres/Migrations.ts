@@ -1,6 +1,6 @@
 import { Context, Data, Duration, Effect, Exit, Layer } from "effect"
 import { type Migrator, SqlClient, type SqlError } from "effect/sql"
-import * as PetMigrations from "./PetMigrations.ts"
+import * as SchemaMigrations from "./SchemaMigrations.ts"
 import { isSchemaMissing, unavailableOrDie } from "./UnavailableOrDie.ts"
 
 const migrationNumber = (id: number) => String(id).padStart(4, "0")
@@ -38,16 +38,16 @@ export class Migrations extends Context.Service<Migrations, {
   readonly check: Effect.Effect<void, SchemaOutOfDate | SqlError.SqlError>
 }>()("animal-store/adapters/postgres/Migrations") {}
 
-/** Runs the store's pending migrations (PetMigrations.run) on the SqlClient in context, once per build. */
+/** Runs the store's pending migrations (SchemaMigrations.run) on the SqlClient in context, once per build. */
 export const layer: Layer.Layer<Migrations, Migrator.MigrationError | SqlError.SqlError, SqlClient.SqlClient> =
   Layer.effect(
     Migrations,
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
-      const applied = yield* PetMigrations.run
-      const latest = Math.max(...(yield* PetMigrations.loader).map(([id]) => id))
+      const applied = yield* SchemaMigrations.run
+      const latest = Math.max(...(yield* SchemaMigrations.loader).map(([id]) => id))
       const check = sql<{ recorded: number | null }>`
-        SELECT max(migration_id) AS recorded FROM ${sql(PetMigrations.MIGRATIONS_TABLE)}`.pipe(
+        SELECT max(migration_id) AS recorded FROM ${sql(SchemaMigrations.MIGRATIONS_TABLE)}`.pipe(
         Effect.map((rows) => rows[0]?.recorded ?? undefined),
         // No table of migrations at all: a database nothing has migrated.
         Effect.catchIf(isSchemaMissing, () => Effect.succeed(undefined)),

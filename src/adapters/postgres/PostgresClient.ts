@@ -21,7 +21,7 @@ export const layer = (options: Options) =>
     // Not multiplexed, though page and id queries answered up to 1.4x as many requests per
     // second with it (interleaved runs on this shared machine): sql-pg does not cancel an
     // abandoned statement on a shared connection, so a create answered 503 (the database
-    // did not answer in time) was stored once the network came back (test/main/outage).
+    // did not answer in time) was stored once the network came back (test/e2e/outage).
     // Making the insert a transaction prevented that and cost creates a third of their
     // throughput.
     multiplex: false,

@@ -1,7 +1,7 @@
 import { Cause, Duration, Effect, Exit, Layer, Option } from "effect"
 import { CircuitBreaker, RateLimiter } from "effect/persistence"
-import type { RateLimitDecision, RateLimitHealth, RateLimitPolicy, RateLimitSubject } from "../../ports/RateLimits.ts"
-import { RateLimits } from "../../ports/RateLimits.ts"
+import type { RateLimitDecision, RateLimitHealth, RateLimitPolicy, RateLimitSubject } from "../../ports/ratelimits/RateLimits.ts"
+import { RateLimits } from "../../ports/ratelimits/RateLimits.ts"
 
 /** The policies, and how long the bucket store may take. */
 export interface Options {

@@ -1,6 +1,6 @@
 import { Duration, Schema } from "effect"
-import type { NewPet } from "../NewPet.ts"
-import type { PetId } from "../PetId.ts"
+import type { NewPet } from "../pets/NewPet.ts"
+import type { PetId } from "../pets/PetId.ts"
 import { IdempotencyKey } from "./IdempotencyKey.ts"
 
 /** How long a key is remembered: a reuse within this window replays, after it creates anew. */

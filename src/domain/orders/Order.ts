@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { PetId } from "../PetId.ts"
+import { PetId } from "../pets/PetId.ts"
 import { OrderId } from "./OrderId.ts"
 import { OrderStatus } from "./OrderStatus.ts"
 

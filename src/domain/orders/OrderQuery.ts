@@ -1,4 +1,4 @@
-import type { PetId } from "../PetId.ts"
+import type { PetId } from "../pets/PetId.ts"
 import type { OrderId } from "./OrderId.ts"
 import type { OrderStatus } from "./OrderStatus.ts"
 

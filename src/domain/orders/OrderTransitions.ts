@@ -4,8 +4,8 @@
  */
 import { Result } from "effect"
 import { OrderConflict, PetNotAvailable } from "../Errors.ts"
-import type { PetId } from "../PetId.ts"
-import type { PetStatus } from "../PetStatus.ts"
+import type { PetId } from "../pets/PetId.ts"
+import type { PetStatus } from "../pets/PetStatus.ts"
 import type { OrderEvent } from "./OrderEvent.ts"
 import type { OrderId } from "./OrderId.ts"
 import type { OrderStatus } from "./OrderStatus.ts"

@@ -2,7 +2,7 @@ import { createHash, pbkdf2Sync } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option, Redacted } from "effect"
 import * as ApiKeysStatic from "../../../src/adapters/apikeys/ApiKeysStatic.ts"
-import { ApiKeys } from "../../../src/ports/ApiKeys.ts"
+import { ApiKeys } from "../../../src/ports/keys/ApiKeys.ts"
 
 const verify = (accepted: ReadonlyArray<string>, presented: string) =>
   Effect.flatMap(ApiKeys, (keys) => keys.verify(Redacted.make(presented))).pipe(

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as EmbeddedDatabase from "../../../src/adapters/embedded/EmbeddedDatabase.ts"
 import * as ApiKeyStoreSql from "../../../src/adapters/postgres/keys/ApiKeyStoreSql.ts"
-import { apiKeyStoreContract } from "../../ports/ApiKeyStoreContract.ts"
+import { apiKeyStoreContract } from "../../ports/keys/ApiKeyStoreContract.ts"
 
 // A throwaway data directory per run, removed when the store closes.
 const freshDataDir = Layer.unwrap(Effect.gen(function*() {

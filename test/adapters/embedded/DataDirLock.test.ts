@@ -8,7 +8,7 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
 import * as DataDirLock from "../../../src/adapters/embedded/DataDirLock.ts"
-import { startTimeOf } from "../../../src/adapters/LiveProcess.ts"
+import { startTimeOf } from "../../../src/adapters/process/LiveProcess.ts"
 
 const dirs: Array<string> = []
 const children: Array<ChildProcess> = []

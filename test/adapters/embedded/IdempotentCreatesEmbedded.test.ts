@@ -3,9 +3,9 @@ import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as EmbeddedDatabase from "../../../src/adapters/embedded/EmbeddedDatabase.ts"
-import * as IdempotentCreatesSql from "../../../src/adapters/postgres/IdempotentCreatesSql.ts"
-import * as PetRepositorySql from "../../../src/adapters/postgres/PetRepositorySql.ts"
-import { CONTRACT_OPTIONS, idempotentCreatesContract } from "../../ports/IdempotentCreatesContract.ts"
+import * as IdempotentCreatesSql from "../../../src/adapters/postgres/idempotency/IdempotentCreatesSql.ts"
+import * as PetRepositorySql from "../../../src/adapters/postgres/pets/PetRepositorySql.ts"
+import { CONTRACT_OPTIONS, idempotentCreatesContract } from "../../ports/idempotency/IdempotentCreatesContract.ts"
 
 // A throwaway data directory per run, removed when the store closes.
 const freshDataDir = Layer.unwrap(Effect.gen(function*() {

@@ -3,9 +3,9 @@ import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as EmbeddedDatabase from "../../../src/adapters/embedded/EmbeddedDatabase.ts"
-import * as OrderRepositorySql from "../../../src/adapters/postgres/OrderRepositorySql.ts"
-import * as PetRepositorySql from "../../../src/adapters/postgres/PetRepositorySql.ts"
-import { orderRepositoryContract } from "../../ports/OrderRepositoryContract.ts"
+import * as OrderRepositorySql from "../../../src/adapters/postgres/orders/OrderRepositorySql.ts"
+import * as PetRepositorySql from "../../../src/adapters/postgres/pets/PetRepositorySql.ts"
+import { orderRepositoryContract } from "../../ports/orders/OrderRepositoryContract.ts"
 
 // A throwaway data directory per run, removed when the store closes.
 const freshDataDir = Layer.unwrap(Effect.gen(function*() {

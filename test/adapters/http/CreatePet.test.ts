@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest"
 import { MAX_BODY_VALUES } from "../../../src/adapters/http/api/PetsApi.ts"
 import { MAX_BODY_BYTES } from "../../../src/adapters/http/server/policies/ErrorResponses.ts"
-import { PET_NAME_MAX_CODE_POINTS } from "../../../src/domain/PetName.ts"
+import { PET_NAME_MAX_CODE_POINTS } from "../../../src/domain/pets/PetName.ts"
 import { AUTH, createPet, expectError, freshServer, JSON_AUTH, listAll, type TestServer } from "./TestServer.ts"
 
 const post = (server: TestServer, body: string | Uint8Array, headers: Record<string, string> = JSON_AUTH) =>

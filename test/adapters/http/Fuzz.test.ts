@@ -26,13 +26,13 @@ import { ERROR_CODES, ERROR_STATUS, type ErrorCode } from "../../../src/adapters
 import { LosslessJsonBody } from "../../../src/adapters/http/api/JsonInt64.ts"
 import { PetJson, PetsJson } from "../../../src/adapters/http/api/PetsApi.ts"
 import { SUNSET } from "../../../src/adapters/http/api/Sunset.ts"
-import * as OrderRepositoryMemory from "../../../src/adapters/memory/OrderRepositoryMemory.ts"
-import { OrderTable } from "../../../src/adapters/memory/OrderTable.ts"
-import * as PetRepositoryMemory from "../../../src/adapters/memory/PetRepositoryMemory.ts"
-import { PetTable } from "../../../src/adapters/memory/PetTable.ts"
-import type { NewPet } from "../../../src/domain/NewPet.ts"
-import { OrderRepository } from "../../../src/ports/OrderRepository.ts"
-import { PetRepository } from "../../../src/ports/PetRepository.ts"
+import * as OrderRepositoryMemory from "../../../src/adapters/memory/orders/OrderRepositoryMemory.ts"
+import { OrderTable } from "../../../src/adapters/memory/orders/OrderTable.ts"
+import * as PetRepositoryMemory from "../../../src/adapters/memory/pets/PetRepositoryMemory.ts"
+import { PetTable } from "../../../src/adapters/memory/pets/PetTable.ts"
+import type { NewPet } from "../../../src/domain/pets/NewPet.ts"
+import { OrderRepository } from "../../../src/ports/orders/OrderRepository.ts"
+import { PetRepository } from "../../../src/ports/pets/PetRepository.ts"
 import {
   bodyBytes,
   type ExpectedPet,

@@ -6,7 +6,7 @@
 import { Deferred, Effect, Layer } from "effect"
 import { describe, expect, it } from "vitest"
 import * as StoreMemory from "../../../src/adapters/memory/StoreMemory.ts"
-import { PetRepository } from "../../../src/ports/PetRepository.ts"
+import { PetRepository } from "../../../src/ports/pets/PetRepository.ts"
 import { AUTH, createPet, expectError, freshServer, JSON_AUTH, listAll, type TestServer } from "./TestServer.ts"
 
 const withKey = (key: string) => ({ ...JSON_AUTH, "idempotency-key": key })

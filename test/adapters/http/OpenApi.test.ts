@@ -3,7 +3,7 @@
  * (shared/spec/animal-store-spec.md) without any third-party validator.
  */
 import { beforeAll, describe, expect, it } from "vitest"
-import { PET_NAME_MAX_CODE_POINTS, PET_NAME_PATTERN } from "../../../src/domain/PetName.ts"
+import { PET_NAME_MAX_CODE_POINTS, PET_NAME_PATTERN } from "../../../src/domain/pets/PetName.ts"
 import { makeTestServer, SERVERS } from "./TestServer.ts"
 
 type Json = Record<string, any>

@@ -6,12 +6,12 @@
 import { DateTime, Duration, Effect, Layer, Redacted } from "effect"
 import { describe, expect, it } from "vitest"
 import * as ApiKeysCached from "../../../src/adapters/apikeys/ApiKeysCached.ts"
-import { issue } from "../../../src/adapters/apikeys/KeyIssuer.ts"
+import { issue } from "../../../src/application/keys/KeyIssuer.ts"
 import * as ApiKeyStoreMemory from "../../../src/adapters/memory/keys/ApiKeyStoreMemory.ts"
 import { ApiKey } from "../../../src/domain/keys/ApiKey.ts"
 import { KeyName } from "../../../src/domain/keys/KeyName.ts"
 import type { KeyScope } from "../../../src/domain/keys/KeyScope.ts"
-import { ApiKeyStore } from "../../../src/ports/ApiKeyStore.ts"
+import { ApiKeyStore } from "../../../src/ports/keys/ApiKeyStore.ts"
 import { API_KEY, expectError, freshServer } from "./TestServer.ts"
 
 const now = DateTime.makeUnsafe(Date.now())

@@ -5,8 +5,8 @@
 import { Effect, Layer } from "effect"
 import { describe, expect, it } from "vitest"
 import { StoreUnavailable } from "../../../src/domain/Errors.ts"
-import { OrderRepository } from "../../../src/ports/OrderRepository.ts"
-import { PetRepository } from "../../../src/ports/PetRepository.ts"
+import { OrderRepository } from "../../../src/ports/orders/OrderRepository.ts"
+import { PetRepository } from "../../../src/ports/pets/PetRepository.ts"
 import { AUTH, expectError, expectNoInternals, freshServer, JSON_AUTH, type TestServer } from "./TestServer.ts"
 
 // A defect whose message and stack name source files, as a real bug's would.

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest"
 import { fingerprintOf } from "../../../src/adapters/idempotency/RequestFingerprint.ts"
-import { CategoryId } from "../../../src/domain/CategoryId.ts"
+import { CategoryId } from "../../../src/domain/pets/CategoryId.ts"
 import { createPetIdentity, placeOrderIdentity } from "../../../src/domain/idempotency/IdempotentRequest.ts"
-import { NewPet } from "../../../src/domain/NewPet.ts"
-import { PetId } from "../../../src/domain/PetId.ts"
-import { PetName } from "../../../src/domain/PetName.ts"
+import { NewPet } from "../../../src/domain/pets/NewPet.ts"
+import { PetId } from "../../../src/domain/pets/PetId.ts"
+import { PetName } from "../../../src/domain/pets/PetName.ts"
 
 describe("fingerprintOf", () => {
   it("is the hex SHA-256 of the identity, unchanged from the fingerprints answers are already kept under", () => {

@@ -1,9 +1,9 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { type Statement, SqlClient } from "effect/sql"
-import * as OrderRepositorySql from "../../../src/adapters/postgres/OrderRepositorySql.ts"
-import * as PetMigrations from "../../../src/adapters/postgres/PetMigrations.ts"
-import * as PetRepositorySql from "../../../src/adapters/postgres/PetRepositorySql.ts"
+import * as OrderRepositorySql from "../../../src/adapters/postgres/orders/OrderRepositorySql.ts"
+import * as SchemaMigrations from "../../../src/adapters/postgres/SchemaMigrations.ts"
+import * as PetRepositorySql from "../../../src/adapters/postgres/pets/PetRepositorySql.ts"
 import { layerFreshDatabase, postgresAvailable } from "./TestDatabase.ts"
 
 interface PlanNode {
@@ -51,7 +51,7 @@ describe.skipIf(!postgresAvailable)("keyset pages on PostgreSQL", () => {
     it.effect("a deep page of pets reads only its own rows, through an index", () =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
-        yield* PetMigrations.run
+        yield* SchemaMigrations.run
         yield* sql`INSERT INTO pets (name, category_id, status)
                    SELECT 'pet ' || g, g,
                           CASE WHEN g % 100 = 0 THEN 'sold' WHEN g % 2 = 0 THEN 'available' ELSE 'pending' END
@@ -72,7 +72,7 @@ describe.skipIf(!postgresAvailable)("keyset pages on PostgreSQL", () => {
     it.effect("a deep page of orders, by status, by pet or by both, reads only its own rows, through an index", () =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
-        yield* PetMigrations.run
+        yield* SchemaMigrations.run
         yield* sql`INSERT INTO pets (name, category_id, status)
                    SELECT 'pet ' || g, g, 'sold' FROM generate_series(1, ${ROWS}) AS g`
         // One order per pet (1 in 100 still open), then pet 1 ordered and cancelled 20,000 times.
@@ -119,7 +119,7 @@ describe.skipIf(!postgresAvailable)("keyset pages on PostgreSQL", () => {
     it.effect("the inventory reads the kept counts, not the pets", () =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
-        yield* PetMigrations.run
+        yield* SchemaMigrations.run
         yield* sql`INSERT INTO pets (name, category_id, status)
                    SELECT 'pet ' || g, g, (ARRAY['available', 'pending', 'sold', NULL])[1 + g % 4]
                    FROM generate_series(1, ${ROWS}) AS g`

@@ -2,16 +2,16 @@ import { assert, describe, it } from "@effect/vitest"
 import { PgClient } from "@effect/sql-pg"
 import { Context, Duration, Effect, Exit, Layer, Option, Redacted, Tracer } from "effect"
 import { SqlClient } from "effect/sql"
-import * as IdempotentCreatesSql from "../../../src/adapters/postgres/IdempotentCreatesSql.ts"
+import * as IdempotentCreatesSql from "../../../src/adapters/postgres/idempotency/IdempotentCreatesSql.ts"
 import * as ApiKeyStoreSql from "../../../src/adapters/postgres/keys/ApiKeyStoreSql.ts"
 import * as Migrations from "../../../src/adapters/postgres/Migrations.ts"
-import * as OrderRepositorySql from "../../../src/adapters/postgres/OrderRepositorySql.ts"
-import * as PetMigrations from "../../../src/adapters/postgres/PetMigrations.ts"
-import * as PetRepositorySql from "../../../src/adapters/postgres/PetRepositorySql.ts"
+import * as OrderRepositorySql from "../../../src/adapters/postgres/orders/OrderRepositorySql.ts"
+import * as SchemaMigrations from "../../../src/adapters/postgres/SchemaMigrations.ts"
+import * as PetRepositorySql from "../../../src/adapters/postgres/pets/PetRepositorySql.ts"
 import * as PostgresClient from "../../../src/adapters/postgres/PostgresClient.ts"
 import { StoreUnavailable } from "../../../src/domain/Errors.ts"
-import { PetId } from "../../../src/domain/PetId.ts"
-import { PetRepository } from "../../../src/ports/PetRepository.ts"
+import { PetId } from "../../../src/domain/pets/PetId.ts"
+import { PetRepository } from "../../../src/ports/pets/PetRepository.ts"
 import { freshDatabaseUrl, postgresAvailable, serverUrl } from "./TestDatabase.ts"
 
 const options = { timeout: "10 seconds" } as const
@@ -53,7 +53,7 @@ const migratorRuns = (statements: ReadonlyArray<string>) =>
 const recorded = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const rows = yield* sql<{ migration_id: number }>`
-    SELECT migration_id FROM ${sql(PetMigrations.MIGRATIONS_TABLE)} ORDER BY migration_id`
+    SELECT migration_id FROM ${sql(SchemaMigrations.MIGRATIONS_TABLE)} ORDER BY migration_id`
   return rows.map((row) => row.migration_id)
 })
 
@@ -66,7 +66,7 @@ describe.skipIf(!postgresAvailable)("Migrations on a PostgreSQL server", () => {
       // Built again (a restart): once more, with nothing left to do.
       const [context, again] = yield* statementsOf(Layer.build(store.pipe(Layer.provideMerge(client(url)))))
       assert.strictEqual(migratorRuns(again), 1)
-      const latest = (yield* PetMigrations.loader).length
+      const latest = (yield* SchemaMigrations.loader).length
       assert.deepStrictEqual(yield* recorded.pipe(Effect.provide(context)), Array.from({ length: latest }, (_, i) => i + 1))
 
       // An embedder that builds one adapter gets the schema too.
@@ -83,16 +83,16 @@ describe.skipIf(!postgresAvailable)("Migrations on a PostgreSQL server", () => {
       const latest = Math.max(...applied.map(([id]) => id))
       yield* check
 
-      yield* sql`DELETE FROM ${sql(PetMigrations.MIGRATIONS_TABLE)} WHERE migration_id = ${latest}`
+      yield* sql`DELETE FROM ${sql(SchemaMigrations.MIGRATIONS_TABLE)} WHERE migration_id = ${latest}`
       const older = yield* Effect.flip(check)
       assert.deepStrictEqual(older, new Migrations.SchemaOutOfDate({ recorded: latest - 1, latest }))
       assert.match(older.message, /^the database schema is missing or out of date: it records migrations up to \d{4}, this release needs \d{4}$/)
 
       // A newer release migrated it first (a rolling deploy): this one still serves.
-      yield* sql`INSERT INTO ${sql(PetMigrations.MIGRATIONS_TABLE)} (migration_id, name) VALUES (${latest + 1000}, 'later')`
+      yield* sql`INSERT INTO ${sql(SchemaMigrations.MIGRATIONS_TABLE)} (migration_id, name) VALUES (${latest + 1000}, 'later')`
       yield* check
 
-      yield* sql`DROP TABLE ${sql(PetMigrations.MIGRATIONS_TABLE)}`
+      yield* sql`DROP TABLE ${sql(SchemaMigrations.MIGRATIONS_TABLE)}`
       const none = yield* Effect.flip(check)
       assert.deepStrictEqual(none, new Migrations.SchemaOutOfDate({ recorded: undefined, latest }))
       assert.include(none.message, "it records no migration,")
@@ -105,7 +105,7 @@ describe.skipIf(!postgresAvailable)("Migrations on a PostgreSQL server", () => {
       const pets = Context.get(context, PetRepository)
       yield* pets.ready
 
-      yield* sql`DROP TABLE orders, pets, api_keys, idempotency_keys, ${sql(PetMigrations.MIGRATIONS_TABLE)}`
+      yield* sql`DROP TABLE orders, pets, api_keys, idempotency_keys, ${sql(SchemaMigrations.MIGRATIONS_TABLE)}`
       const exit = yield* Effect.exit(pets.get(PetId.make(1n)))
       assert.deepStrictEqual(
         Exit.findErrorOption(exit),
@@ -140,7 +140,7 @@ describe.skipIf(!postgresAvailable)("Migrations on a PostgreSQL server", () => {
       const sql = Context.get(context, SqlClient.SqlClient)
       const watch = Migrations.watch({ every: "20 millis", timeout: "5 seconds" }).pipe(Effect.provide(context))
       assert.isTrue(Option.isNone(yield* Effect.timeoutOption(watch, "300 millis")))
-      yield* sql`DROP TABLE ${sql(PetMigrations.MIGRATIONS_TABLE)}`
+      yield* sql`DROP TABLE ${sql(SchemaMigrations.MIGRATIONS_TABLE)}`
       const lost = yield* Effect.flip(watch).pipe(Effect.timeout("10 seconds"))
       assert.strictEqual(lost._tag, "SchemaOutOfDate")
     }), 60_000)

@@ -6,7 +6,7 @@ import { TestClock } from "effect/testing"
 import { describe, expect, it, onTestFinished } from "vitest"
 import * as RateLimiterStoreMemory from "../../../src/adapters/ratelimits/RateLimiterStoreMemory.ts"
 import * as RateLimitsTokenBucket from "../../../src/adapters/ratelimits/RateLimitsTokenBucket.ts"
-import { RateLimits, type RateLimitSubject } from "../../../src/ports/RateLimits.ts"
+import { RateLimits, type RateLimitSubject } from "../../../src/ports/ratelimits/RateLimits.ts"
 import { redisAvailable, startRedis } from "./RedisServer.ts"
 
 const POLICIES = {

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest"
 import { Schema } from "effect"
-import { CategoryId } from "../../../src/domain/CategoryId.ts"
+import { CategoryId } from "../../../src/domain/pets/CategoryId.ts"
 import { IdempotencyKey } from "../../../src/domain/idempotency/IdempotencyKey.ts"
 import { createPetIdentity, placeOrderIdentity } from "../../../src/domain/idempotency/IdempotentRequest.ts"
 import { isExpired } from "../../../src/domain/idempotency/KeptAnswer.ts"
-import { NewPet } from "../../../src/domain/NewPet.ts"
-import { PetId } from "../../../src/domain/PetId.ts"
-import { PetName } from "../../../src/domain/PetName.ts"
+import { NewPet } from "../../../src/domain/pets/NewPet.ts"
+import { PetId } from "../../../src/domain/pets/PetId.ts"
+import { PetName } from "../../../src/domain/pets/PetName.ts"
 
 const pet = (name: string, categoryId: bigint, status?: "available") =>
   new NewPet(

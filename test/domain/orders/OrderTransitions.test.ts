@@ -5,8 +5,8 @@ import { OrderEvent } from "../../../src/domain/orders/OrderEvent.ts"
 import { OrderId } from "../../../src/domain/orders/OrderId.ts"
 import { isOpen, OrderStatus } from "../../../src/domain/orders/OrderStatus.ts"
 import { decide, decidePlace, ORDER_TRANSITIONS } from "../../../src/domain/orders/OrderTransitions.ts"
-import { PetId } from "../../../src/domain/PetId.ts"
-import { PetStatus } from "../../../src/domain/PetStatus.ts"
+import { PetId } from "../../../src/domain/pets/PetId.ts"
+import { PetStatus } from "../../../src/domain/pets/PetStatus.ts"
 
 const PETS = 4
 

@@ -8,7 +8,7 @@ import { Effect, Layer, Option, Redacted, Schema } from "effect"
 import { HttpServer } from "effect/http"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { isAlive, startTimeOf } from "../../LiveProcess.ts"
+import { isAlive, startTimeOf } from "../../process/LiveProcess.ts"
 
 /** Name of the file, inside the data directory, that holds the admin address and token. */
 export const ADMIN_FILE_NAME = "animal-store.admin.json"

@@ -9,8 +9,8 @@ import { Duration, Effect, Layer, Redacted, Schema } from "effect"
 import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { StoreUnavailable } from "../../../domain/Errors.ts"
 import type { KeyNameInUse, KeyNotFound } from "../../../domain/keys/KeyErrors.ts"
-import { ApiKeyAdmin, type IssuedKey } from "../../../ports/ApiKeyAdmin.ts"
-import { digestOf } from "../../apikeys/KeyIssuer.ts"
+import { ApiKeyAdmin, type IssuedKey } from "../../../ports/keys/ApiKeyAdmin.ts"
+import { digestOf } from "../../../application/keys/KeyIssuer.ts"
 import {
   ADMIN_PATHS,
   CreateJson,

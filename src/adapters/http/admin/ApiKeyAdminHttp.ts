@@ -2,7 +2,7 @@ import { Duration, Effect, Layer, Redacted, Schema } from "effect"
 import { StoreUnavailable } from "../../../domain/Errors.ts"
 import { KeyNameInUse, KeyNotFound } from "../../../domain/keys/KeyErrors.ts"
 import type { KeyName } from "../../../domain/keys/KeyName.ts"
-import { ApiKeyAdmin, type KeyRequest } from "../../../ports/ApiKeyAdmin.ts"
+import { ApiKeyAdmin, type KeyRequest } from "../../../ports/keys/ApiKeyAdmin.ts"
 import type { AdminAddress } from "./AdminFile.ts"
 import { ADMIN_PATHS, CreateJson, fromJson, IssuedJson, KeysJson, RefusalJson, RevokeJson, RotatedJson, RotateJson } from "./AdminJson.ts"
 

@@ -1,6 +1,6 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { transformOpenApi } from "./OpenApiTransform.ts"
-import { AnimalsGroup, NewPetJson, PetJson, PetsJson } from "./PetsApi.ts"
+import { PetsGroup, NewPetJson, PetJson, PetsJson } from "./PetsApi.ts"
 import { NewOrderJson, OrderJson, OrdersJson, StoreGroup } from "./StoreApi.ts"
 
 /**
@@ -8,7 +8,7 @@ import { NewOrderJson, OrderJson, OrdersJson, StoreGroup } from "./StoreApi.ts"
  * server, the OpenAPI document and typed clients; it contains no server code.
  */
 export class Api extends HttpApi.make("animal-store")
-  .add(AnimalsGroup)
+  .add(PetsGroup)
   .add(StoreGroup)
   .prefix("/v1")
   // Bodies travel as text for lossless int64; these document the JSON they carry.

@@ -1,4 +1,4 @@
-import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, PAGE_LIMIT_MIN } from "../../../domain/PetQuery.ts"
+import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, PAGE_LIMIT_MIN } from "../../../domain/paging/PageLimit.ts"
 import { AUTH_REALM, ERROR_CODES } from "./ApiErrors.ts"
 import { SUNSET } from "./Sunset.ts"
 

@@ -1,7 +1,7 @@
 import { Effect, Schema, SchemaIssue, SchemaTransformation } from "effect"
-import { PAGE_LIMIT_MAX, PAGE_LIMIT_MIN } from "../../../domain/PetQuery.ts"
+import { PAGE_LIMIT_MAX, PAGE_LIMIT_MIN } from "../../../domain/paging/PageLimit.ts"
 import { OrderId } from "../../../domain/orders/OrderId.ts"
-import { PetId } from "../../../domain/PetId.ts"
+import { PetId } from "../../../domain/pets/PetId.ts"
 
 const DIGITS = /^(?:0|[1-9]\d*)$/
 const SIGNED_DIGITS = /^-?(?:0|[1-9]\d*)$/

@@ -1,4 +1,4 @@
-import type { Pet } from "../../../domain/Pet.ts"
+import type { Pet } from "../../../domain/pets/Pet.ts"
 
 /**
  * A pet as `PetJson` (PetsApi.ts) writes it, written by hand for speed: the schema's key order,

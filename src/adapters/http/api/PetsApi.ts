@@ -1,9 +1,9 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { CategoryId } from "../../../domain/CategoryId.ts"
-import { PetId } from "../../../domain/PetId.ts"
-import { PetName } from "../../../domain/PetName.ts"
-import { PetStatus } from "../../../domain/PetStatus.ts"
+import { CategoryId } from "../../../domain/pets/CategoryId.ts"
+import { PetId } from "../../../domain/pets/PetId.ts"
+import { PetName } from "../../../domain/pets/PetName.ts"
+import { PetStatus } from "../../../domain/pets/PetStatus.ts"
 import {
   Gone,
   IdempotencyKeyInUse,
@@ -48,8 +48,11 @@ export const NewPetJson = Schema.Struct({
   status: Schema.optionalKey(PetStatus)
 })
 
-/** The three `animals` operations of the spec, under bearer authentication. */
-export class AnimalsGroup extends HttpApiGroup.make("animals")
+/**
+ * The pet operations of the spec, under bearer authentication. The group keeps the spec's
+ * name, `animals`: it is the OpenAPI tag and the typed client's `client.animals`.
+ */
+export class PetsGroup extends HttpApiGroup.make("animals")
   .add(
     HttpApiEndpoint.get("listPets", "/pets", {
       query: {

@@ -3,7 +3,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/ht
 import { OrderQuantity } from "../../../domain/orders/Order.ts"
 import { OrderId } from "../../../domain/orders/OrderId.ts"
 import { OrderStatus } from "../../../domain/orders/OrderStatus.ts"
-import { PetId } from "../../../domain/PetId.ts"
+import { PetId } from "../../../domain/pets/PetId.ts"
 import {
   IdempotencyKeyInUse,
   IdempotencyKeyReused,

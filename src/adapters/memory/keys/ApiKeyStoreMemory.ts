@@ -1,7 +1,7 @@
 import { DateTime, Effect, Layer, PubSub, Stream } from "effect"
 import { ApiKey } from "../../../domain/keys/ApiKey.ts"
 import type { KeyId } from "../../../domain/keys/KeyId.ts"
-import { ApiKeyStore } from "../../../ports/ApiKeyStore.ts"
+import { ApiKeyStore } from "../../../ports/keys/ApiKeyStore.ts"
 
 /**
  * Managed keys in process memory: nothing survives a restart, and only this process

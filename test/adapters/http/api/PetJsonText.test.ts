@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import { LosslessJsonBody } from "../../../../src/adapters/http/api/JsonInt64.ts"
 import { petJson, petsJson } from "../../../../src/adapters/http/api/PetJsonText.ts"
 import { PetJson, PetsJson } from "../../../../src/adapters/http/api/PetsApi.ts"
-import { Pet } from "../../../../src/domain/Pet.ts"
+import { Pet } from "../../../../src/domain/pets/Pet.ts"
 
 const text = new TextDecoder()
 

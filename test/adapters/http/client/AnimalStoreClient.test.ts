@@ -7,10 +7,10 @@ import * as ApiKeysStatic from "../../../../src/adapters/apikeys/ApiKeysStatic.t
 import { AnimalStoreClient } from "../../../../src/adapters/http/client/AnimalStoreClient.ts"
 import * as HttpApp from "../../../../src/adapters/http/server/HttpApp.ts"
 import * as StoreMemory from "../../../../src/adapters/memory/StoreMemory.ts"
-import { CategoryId } from "../../../../src/domain/CategoryId.ts"
-import { PetId } from "../../../../src/domain/PetId.ts"
+import { CategoryId } from "../../../../src/domain/pets/CategoryId.ts"
+import { PetId } from "../../../../src/domain/pets/PetId.ts"
 import { IdempotencyKey } from "../../../../src/domain/idempotency/IdempotencyKey.ts"
-import { PetName } from "../../../../src/domain/PetName.ts"
+import { PetName } from "../../../../src/domain/pets/PetName.ts"
 
 const KEY = "client-test-key"
 

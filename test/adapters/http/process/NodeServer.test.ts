@@ -1,7 +1,7 @@
 /**
  * The connection policy of the service's node:http server, in process with plain
  * request listeners standing in for the application: the bounds the real-process
- * tests (test/main) cannot reach cheaply — the grace period of a shutdown, the number
+ * tests (test/e2e) cannot reach cheaply — the grace period of a shutdown, the number
  * of one connection's requests in the application at once — and the answers given
  * while no application is attached.
  */
@@ -13,7 +13,7 @@ import {
   MAX_WAITING_PER_CONNECTION,
   ServiceServer
 } from "../../../../src/adapters/http/server/process/NodeServer.ts"
-import { isErrorBody, RawConnection, rawRequest } from "../../../main/RawHttp.ts"
+import { isErrorBody, RawConnection, rawRequest } from "../../../e2e/RawHttp.ts"
 
 const servers: Array<ServiceServer> = []
 

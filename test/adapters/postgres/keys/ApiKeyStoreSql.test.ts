@@ -1,7 +1,7 @@
 import { describe } from "@effect/vitest"
 import { Layer } from "effect"
 import * as ApiKeyStoreSql from "../../../../src/adapters/postgres/keys/ApiKeyStoreSql.ts"
-import { apiKeyStoreContract } from "../../../ports/ApiKeyStoreContract.ts"
+import { apiKeyStoreContract } from "../../../ports/keys/ApiKeyStoreContract.ts"
 import { layerFreshDatabase, postgresAvailable } from "../TestDatabase.ts"
 
 describe.skipIf(!postgresAvailable)("PostgreSQL server", () => {

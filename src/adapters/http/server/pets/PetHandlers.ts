@@ -1,9 +1,9 @@
 /** The `animals` operations: listPets, createPet and the deprecated getPet. */
 import { Effect, Schema } from "effect"
 import { createPetIdentity } from "../../../../domain/idempotency/IdempotentRequest.ts"
-import { NewPet } from "../../../../domain/NewPet.ts"
-import { PAGE_LIMIT_DEFAULT } from "../../../../domain/PetQuery.ts"
-import { PetRepository } from "../../../../ports/PetRepository.ts"
+import { NewPet } from "../../../../domain/pets/NewPet.ts"
+import { PAGE_LIMIT_DEFAULT } from "../../../../domain/paging/PageLimit.ts"
+import { PetRepository } from "../../../../ports/pets/PetRepository.ts"
 import { Api } from "../../api/Api.ts"
 import { CursorParam } from "../../api/PathAndQuery.ts"
 import { petJson, petsJson } from "../../api/PetJsonText.ts"

@@ -8,7 +8,7 @@ import { Effect, Option, Redacted } from "effect"
 import type { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Unauthorized } from "../../../../domain/Errors.ts"
 import type { Caller } from "../../../../domain/keys/Caller.ts"
-import { ApiKeys } from "../../../../ports/ApiKeys.ts"
+import { ApiKeys } from "../../../../ports/keys/ApiKeys.ts"
 import * as RequestRateLimit from "./RequestRateLimit.ts"
 
 type Response = HttpServerResponse.HttpServerResponse

@@ -28,7 +28,7 @@ import type { IdempotencyKey } from "../../../../domain/idempotency/IdempotencyK
 import { IdempotentRequest } from "../../../../domain/idempotency/IdempotentRequest.ts"
 import type { Caller } from "../../../../domain/keys/Caller.ts"
 import { allows } from "../../../../domain/keys/KeyScope.ts"
-import { IdempotentCreates } from "../../../../ports/IdempotentCreates.ts"
+import { IdempotentCreates } from "../../../../ports/idempotency/IdempotentCreates.ts"
 import { fingerprintOf } from "../../../idempotency/RequestFingerprint.ts"
 import { Api } from "../../api/Api.ts"
 import { challengeOf } from "../../api/ApiErrors.ts"

@@ -1,0 +1,49 @@
+import { Clock, DateTime, Effect, Result } from "effect"
+import { OrderNotFound, PetNotFound } from "../../../domain/Errors.ts"
+import type { OrderTransitionEvent } from "../../../domain/orders/OrderEvent.ts"
+import type { OrderId } from "../../../domain/orders/OrderId.ts"
+import type { OrderQuery } from "../../../domain/orders/OrderQuery.ts"
+import { decide, decidePlace } from "../../../domain/orders/OrderTransitions.ts"
+import type { PetId } from "../../../domain/pets/PetId.ts"
+import { OrderRepository } from "../../../ports/orders/OrderRepository.ts"
+import type { OrderTable } from "./OrderTable.ts"
+import type { PetTable } from "../pets/PetTable.ts"
+
+/**
+ * An OrderRepository over `orders` and the `pets` they are for, which a PetRepository
+ * shares (see StoreMemory). In `place` and `transition`, everything from reading the
+ * pet or order to writing both is plain synchronous code with no effect in between, so
+ * no other fiber can run there: an order and its pet always change together. The time
+ * is read inside that step too, so `updatedAt` follows the order of the changes.
+ */
+export const fromTables = (pets: PetTable, orders: OrderTable): OrderRepository["Service"] => {
+  const place = Effect.fn("OrderRepository.place")(function*(petId: PetId) {
+    const clock = yield* Clock.Clock
+    const pet = pets.get(petId)
+    if (pet === undefined) return yield* new PetNotFound({ id: petId })
+    const decision = decidePlace(petId, pet.status)
+    if (Result.isFailure(decision)) return yield* decision.failure
+    pets.setStatus(petId, decision.success.pet)
+    return orders.insert(petId, decision.success.order, DateTime.makeUnsafe(clock.currentTimeMillisUnsafe()))
+  })
+
+  const get = Effect.fn("OrderRepository.get")(function*(id: OrderId) {
+    const order = orders.get(id)
+    if (order === undefined) return yield* new OrderNotFound({ id })
+    return order
+  })
+
+  const list = Effect.fn("OrderRepository.list")((query: OrderQuery) => Effect.sync(() => orders.page(query)))
+
+  const transition = Effect.fn("OrderRepository.transition")(function*(id: OrderId, event: OrderTransitionEvent) {
+    const clock = yield* Clock.Clock
+    const order = orders.get(id)
+    if (order === undefined) return yield* new OrderNotFound({ id })
+    const decision = decide(id, order.status, event)
+    if (Result.isFailure(decision)) return yield* decision.failure
+    pets.setStatus(order.petId, decision.success.pet)
+    return orders.setStatus(id, decision.success.order, DateTime.makeUnsafe(clock.currentTimeMillisUnsafe()))
+  })
+
+  return OrderRepository.of({ place, get, list, transition })
+}

@@ -1,0 +1,34 @@
+import { Effect, Layer } from "effect"
+import { PetNotFound } from "../../../domain/Errors.ts"
+import type { NewPet } from "../../../domain/pets/NewPet.ts"
+import type { PetId } from "../../../domain/pets/PetId.ts"
+import type { PetQuery } from "../../../domain/pets/PetQuery.ts"
+import { PetRepository } from "../../../ports/pets/PetRepository.ts"
+import { PetTable } from "./PetTable.ts"
+
+/**
+ * A PetRepository over `pets`, which an OrderRepository may share (see StoreMemory).
+ * Each method body runs synchronously inside one Effect step, so concurrent fibers
+ * never observe a half-applied change.
+ */
+export const fromTable = (pets: PetTable): PetRepository["Service"] => {
+  const create = Effect.fn("PetRepository.create")((input: NewPet) => Effect.sync(() => pets.insert(input)))
+
+  const get = Effect.fn("PetRepository.get")(function*(id: PetId) {
+    const pet = pets.get(id)
+    if (pet === undefined) return yield* new PetNotFound({ id })
+    return pet
+  })
+
+  const list = Effect.fn("PetRepository.list")((query: PetQuery) => Effect.sync(() => pets.page(query)))
+
+  const inventory = Effect.sync(() => pets.inventory()).pipe(Effect.withSpan("PetRepository.inventory"))
+
+  return PetRepository.of({ create, get, list, inventory, ready: Effect.void })
+}
+
+/** Builds an in-memory PetRepository with a store of its own. */
+export const make: Effect.Effect<PetRepository["Service"]> = Effect.sync(() => fromTable(new PetTable()))
+
+/** A PetRepository that keeps pets in process memory; nothing survives a restart. */
+export const layer: Layer.Layer<PetRepository> = Layer.effect(PetRepository, make)

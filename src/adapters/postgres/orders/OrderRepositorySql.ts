@@ -1,0 +1,193 @@
+import { Duration, Effect, Layer, Result, Schema } from "effect"
+import { type Migrator, SqlClient, type SqlError, SqlSchema } from "effect/sql"
+import { OrderNotFound, PetNotFound } from "../../../domain/Errors.ts"
+import { Order, OrderQuantity } from "../../../domain/orders/Order.ts"
+import type { OrderTransitionEvent } from "../../../domain/orders/OrderEvent.ts"
+import { OrderId } from "../../../domain/orders/OrderId.ts"
+import type { OrderQuery } from "../../../domain/orders/OrderQuery.ts"
+import { isComplete, OrderStatus } from "../../../domain/orders/OrderStatus.ts"
+import { decide, decidePlace, ORDER_TRANSITIONS, ORDERABLE_PET_STATUS } from "../../../domain/orders/OrderTransitions.ts"
+import { PetId } from "../../../domain/pets/PetId.ts"
+import { PetStatus } from "../../../domain/pets/PetStatus.ts"
+import { OrderRepository } from "../../../ports/orders/OrderRepository.ts"
+import * as Migrations from "../Migrations.ts"
+import type { Options } from "../pets/PetRepositorySql.ts"
+import { unavailableOrDie } from "../UnavailableOrDie.ts"
+
+// Rows are decoded through the domain schemas, so a row no service could have written fails loudly.
+const OrderRow = Schema.Struct({
+  id: OrderId,
+  pet_id: PetId,
+  quantity: OrderQuantity,
+  status: OrderStatus,
+  created_at: Schema.DateTimeUtcFromDate,
+  updated_at: Schema.DateTimeUtcFromDate
+})
+
+const toOrder = (row: typeof OrderRow.Type): Order =>
+  new Order({
+    id: row.id,
+    petId: row.pet_id,
+    quantity: row.quantity,
+    status: row.status,
+    complete: isComplete(row.status),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at
+  }, { disableChecks: true })
+
+const LockedPet = Schema.Struct({ status: Schema.NullOr(PetStatus) })
+const LockedOrder = Schema.Struct({ pet_id: PetId, status: OrderStatus })
+
+// The table's place row: what a successful claim of an orderable pet writes.
+const PLACE = ORDER_TRANSITIONS.find((row) => row.event === "place")!
+
+/**
+ * The keyset page query. Exported so a test can EXPLAIN exactly what the adapter runs:
+ * `id > after ORDER BY id LIMIT n` walks the primary key, `(status, id)` with a status
+ * filter and `(pet_id, id)` with a pet filter, so a deep page never reads the rows before it.
+ */
+export const pageStatement = (
+  sql: SqlClient.SqlClient,
+  page: { readonly after: bigint; readonly limit: number; readonly status: string | null; readonly petId: bigint | null }
+) => {
+  const conditions = [
+    ...(page.petId === null ? [] : [sql`pet_id = ${page.petId}`]),
+    ...(page.status === null ? [] : [sql`status = ${page.status}`]),
+    sql`id > ${page.after}`
+  ]
+  return sql`SELECT id, pet_id, quantity, status, created_at, updated_at FROM orders
+             WHERE ${sql.and(conditions)} ORDER BY id LIMIT ${page.limit}`
+}
+
+/**
+ * Builds an OrderRepository on any PostgreSQL-speaking SqlClient, once the migrations
+ * have run. Each change is one transaction that locks the row it decides on before
+ * deciding, so any number of connections and instances on one database apply the
+ * domain's table one change at a time per pet and per order:
+ *
+ * - `place` claims the pet with a conditional update (`status = 'available'`): of
+ *   concurrent places for one pet, the first takes the row lock and the others, once it
+ *   commits, re-check the condition and update nothing. Those then lock the pet and
+ *   answer from its actual status through `decidePlace`.
+ * - `transition` locks the order (`FOR UPDATE`), decides on its status, then writes
+ *   the order and its pet. A second caller on the same order waits for the lock and
+ *   decides on the status the first one left.
+ *
+ * Lock order is pet then new order row in `place` and order then pet in `transition`;
+ * they cannot deadlock, because `place` only claims a pet with no open order, and a
+ * `transition` only writes a pet after finding its order open.
+ */
+export const make = (options: Options) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* Migrations.Migrations
+    const guard = unavailableOrDie(Duration.fromInputUnsafe(options.timeout))
+
+    const claimPet = SqlSchema.findAll({
+      Request: PetId,
+      Result: Schema.Struct({ id: PetId }),
+      execute: (petId) =>
+        sql`UPDATE pets SET status = ${PLACE.pet}
+            WHERE id = ${petId} AND status = ${ORDERABLE_PET_STATUS} RETURNING id`
+    })
+
+    const lockPet = SqlSchema.findAll({
+      Request: PetId,
+      Result: LockedPet,
+      execute: (petId) => sql`SELECT status FROM pets WHERE id = ${petId} FOR UPDATE`
+    })
+
+    const setPetStatus = (petId: PetId, status: PetStatus) =>
+      Effect.asVoid(sql`UPDATE pets SET status = ${status} WHERE id = ${petId}`)
+
+    const insertOrder = SqlSchema.findOne({
+      Request: Schema.Struct({ petId: PetId, status: OrderStatus }),
+      Result: OrderRow,
+      execute: ({ petId, status }) =>
+        sql`INSERT INTO orders (pet_id, quantity, status) VALUES (${petId}, 1, ${status})
+            RETURNING id, pet_id, quantity, status, created_at, updated_at`
+    })
+
+    const lockOrder = SqlSchema.findAll({
+      Request: OrderId,
+      Result: LockedOrder,
+      execute: (id) => sql`SELECT pet_id, status FROM orders WHERE id = ${id} FOR UPDATE`
+    })
+
+    const updateOrder = SqlSchema.findOne({
+      Request: Schema.Struct({ id: OrderId, status: OrderStatus }),
+      Result: OrderRow,
+      execute: ({ id, status }) =>
+        sql`UPDATE orders SET status = ${status}, updated_at = now() WHERE id = ${id}
+            RETURNING id, pet_id, quantity, status, created_at, updated_at`
+    })
+
+    const byId = SqlSchema.findAll({
+      Request: OrderId,
+      Result: OrderRow,
+      execute: (id) =>
+        sql`SELECT id, pet_id, quantity, status, created_at, updated_at FROM orders WHERE id = ${id}`
+    })
+
+    const page = SqlSchema.findAll({
+      Request: Schema.Struct({
+        limit: Schema.Number,
+        status: Schema.NullOr(Schema.String),
+        petId: Schema.NullOr(Schema.BigInt),
+        after: Schema.BigInt
+      }),
+      Result: OrderRow,
+      execute: (page) => pageStatement(sql, page)
+    })
+
+    const place = Effect.fn("OrderRepository.place")((petId: PetId) =>
+      sql.withTransaction(Effect.gen(function*() {
+        const claimed = yield* claimPet(petId)
+        if (claimed.length === 0) {
+          // Not available when the claim looked. Lock the pet so that the status we answer
+          // from stays true until we answer.
+          const pet = (yield* lockPet(petId))[0]
+          if (pet === undefined) return yield* new PetNotFound({ id: petId })
+          const decision = decidePlace(petId, pet.status ?? undefined)
+          if (Result.isFailure(decision)) return yield* decision.failure
+          // Made available again in between (its order cancelled): the pet is ours now.
+          yield* setPetStatus(petId, decision.success.pet)
+        }
+        return toOrder(yield* insertOrder({ petId, status: PLACE.order }))
+      })).pipe(Effect.catchTag("NoSuchElementError", Effect.die), guard)
+    )
+
+    const get = Effect.fn("OrderRepository.get")(function*(id: OrderId) {
+      const row = (yield* guard(byId(id)))[0]
+      if (row === undefined) return yield* new OrderNotFound({ id })
+      return toOrder(row)
+    })
+
+    const list = Effect.fn("OrderRepository.list")((query: OrderQuery) =>
+      page({ limit: query.limit, status: query.status ?? null, petId: query.petId ?? null, after: query.after ?? 0n })
+        .pipe(Effect.map((rows) => rows.map(toOrder)), guard)
+    )
+
+    const transition = Effect.fn("OrderRepository.transition")((id: OrderId, event: OrderTransitionEvent) =>
+      sql.withTransaction(Effect.gen(function*() {
+        const order = (yield* lockOrder(id))[0]
+        if (order === undefined) return yield* new OrderNotFound({ id })
+        const decision = decide(id, order.status, event)
+        if (Result.isFailure(decision)) return yield* decision.failure
+        const updated = yield* updateOrder({ id, status: decision.success.order })
+        yield* setPetStatus(order.pet_id, decision.success.pet)
+        return toOrder(updated)
+      })).pipe(Effect.catchTag("NoSuchElementError", Effect.die), guard)
+    )
+
+    return OrderRepository.of({ place, get, list, transition })
+  })
+
+/**
+ * An OrderRepository on the SqlClient in context (PostgreSQL server or embedded PGlite),
+ * over the same tables as PetRepositorySql: provide both from one client.
+ */
+export const layer = (
+  options: Options
+): Layer.Layer<OrderRepository, Migrator.MigrationError | SqlError.SqlError, SqlClient.SqlClient> =>
+  Layer.effect(OrderRepository, make(options)).pipe(Layer.provide(Migrations.layer))

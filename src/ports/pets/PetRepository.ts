@@ -1,0 +1,25 @@
+import { Context, type Effect } from "effect"
+import type { NewPet } from "../../domain/pets/NewPet.ts"
+import type { PetNotFound, StoreUnavailable } from "../../domain/Errors.ts"
+import type { Pet } from "../../domain/pets/Pet.ts"
+import type { PetId } from "../../domain/pets/PetId.ts"
+import type { PetInventory } from "../../domain/pets/PetInventory.ts"
+import type { PetQuery } from "../../domain/pets/PetQuery.ts"
+
+/**
+ * Where pets are kept. Every adapter (memory, embedded, PostgreSQL) passes the
+ * same contract suite: ids start at 1 and increase, `create` is durable once it
+ * succeeds, and `list` is a keyset scan in ascending id order.
+ */
+export class PetRepository extends Context.Service<PetRepository, {
+  /** Stores a new pet and returns it with its assigned id. */
+  readonly create: (pet: NewPet) => Effect.Effect<Pet, StoreUnavailable>
+  /** Reads one pet by id. */
+  readonly get: (id: PetId) => Effect.Effect<Pet, PetNotFound | StoreUnavailable>
+  /** Up to `limit` pets with id greater than `after`, optionally with `status`, ascending by id. */
+  readonly list: (query: PetQuery) => Effect.Effect<ReadonlyArray<Pet>, StoreUnavailable>
+  /** How many pets are in each status, and without one, at one instant. */
+  readonly inventory: Effect.Effect<PetInventory, StoreUnavailable>
+  /** Succeeds when the store can serve requests right now. */
+  readonly ready: Effect.Effect<void, StoreUnavailable>
+}>()("animal-store/ports/PetRepository") {}

@@ -1,0 +1,133 @@
+import { assert, describe, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { Migrator, SqlClient, type SqlError } from "effect/sql"
+import * as Migrations from "../../../src/adapters/postgres/Migrations.ts"
+import * as OrderRepositorySql from "../../../src/adapters/postgres/orders/OrderRepositorySql.ts"
+import * as SchemaMigrations from "../../../src/adapters/postgres/SchemaMigrations.ts"
+import * as PetRepositorySql from "../../../src/adapters/postgres/pets/PetRepositorySql.ts"
+import { PetId } from "../../../src/domain/pets/PetId.ts"
+import type { PetInventory } from "../../../src/domain/pets/PetInventory.ts"
+import { layerFreshDatabase, postgresAvailable } from "./TestDatabase.ts"
+
+// The migrations a release shipped: what a database it created holds.
+const release = (lastMigration: number) =>
+  Migrator.make({})({
+    loader: Effect.map(SchemaMigrations.loader, (migrations) => migrations.filter(([id]) => id <= lastMigration)),
+    table: SchemaMigrations.MIGRATIONS_TABLE
+  })
+
+// The database's own answer to a write the domain would refuse: the reason and the server's message.
+const refused = <A, R>(statement: Effect.Effect<A, SqlError.SqlError, R>) =>
+  Effect.map(Effect.flip(statement), (error) => `${error.reason._tag}: ${String((error.reason.cause as Error).message)}`)
+
+describe.skipIf(!postgresAvailable)("SchemaMigrations on a PostgreSQL server", () => {
+  layer(layerFreshDatabase({ maxConnections: 1 }))((it) => {
+    it.effect("a database of the first release upgrades in place, keeping its pets", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        yield* release(1)
+        yield* sql`INSERT INTO pets (name, category_id, status) VALUES ('Rex', 9007199254740993, 'sold'), ('\u0085', 1, NULL)`
+        const applied = yield* SchemaMigrations.run
+        assert.deepStrictEqual(applied.map(([id]) => id), [2, 3, 4, 5, 6, 7])
+        const rows = yield* sql<{ name: string; category_id: bigint }>`SELECT name, category_id FROM pets ORDER BY id`
+        assert.deepStrictEqual(rows.map((row) => [row.name, row.category_id]), [["Rex", 9007199254740993n], ["\u0085", 1n]])
+        // The new rule holds: a name of ECMAScript white space only is refused by the database too.
+        assert.include(
+          yield* refused(sql`INSERT INTO pets (name, category_id) VALUES (${"\u3000\ufeff"}, 1)`),
+          "ConstraintError: new row for relation \"pets\" violates check constraint \"pets_name_not_blank\""
+        )
+        // API keys are kept as digests only: a key's own text does not fit the digest column.
+        assert.include(
+          yield* refused(sql`INSERT INTO api_keys (id, name, scope, digest, created_at)
+                             VALUES ('0123456789ab', 'k', 'write', ${`as_0123456789ab_${"A".repeat(43)}`}, now())`),
+          "api_keys_digest_format"
+        )
+        assert.deepStrictEqual(yield* SchemaMigrations.run, [])
+      }))
+  })
+
+  layer(layerFreshDatabase({ maxConnections: 1 }))((it) => {
+    it.effect("a database of the pets-only release gains orders in place, with the rules in the schema", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        yield* release(2)
+        yield* sql`INSERT INTO pets (name, category_id, status) VALUES ('Rex', 1, 'available'), ('Tom', 2, 'sold')`
+        // The adapter runs the migrations as it starts, then serves the pets already there.
+        const orders = yield* OrderRepositorySql.make({ timeout: "10 seconds" }).pipe(Effect.provide(Migrations.layer))
+        const migrations = yield* sql<{ migration_id: number }>`
+          SELECT migration_id FROM ${sql(SchemaMigrations.MIGRATIONS_TABLE)} ORDER BY migration_id`
+        assert.deepStrictEqual(migrations.map((row) => row.migration_id), [1, 2, 3, 4, 5, 6, 7])
+        const order = yield* orders.place(PetId.make(1n))
+        assert.strictEqual(order.id, 1n)
+        assert.strictEqual((yield* Effect.flip(orders.place(PetId.make(2n))))._tag, "PetNotAvailable")
+
+        // What no service would write, the database refuses too.
+        const violations = [
+          [sql`INSERT INTO orders (pet_id, quantity, status) VALUES (1, 1, 'approved')`, "UniqueViolation", "orders_one_open_per_pet"],
+          [sql`INSERT INTO orders (pet_id, quantity, status) VALUES (99, 1, 'placed')`, "ConstraintError", "orders_pet_id_fkey"],
+          [sql`INSERT INTO orders (pet_id, quantity, status) VALUES (2, 2, 'delivered')`, "ConstraintError", "orders_quantity_one"],
+          [sql`INSERT INTO orders (pet_id, quantity, status) VALUES (2, 1, 'shipped')`, "ConstraintError", "orders_status_enum"]
+        ] as const
+        for (const [statement, reason, constraint] of violations) {
+          const answer = yield* refused(statement)
+          assert.match(answer, new RegExp(`^${reason}: .*"${constraint}"`), answer)
+        }
+        // Closed orders are not limited.
+        yield* sql`INSERT INTO orders (pet_id, quantity, status) VALUES (1, 1, 'cancelled'), (1, 1, 'cancelled')`
+        assert.deepStrictEqual(yield* SchemaMigrations.run, [])
+      }))
+  })
+
+  layer(layerFreshDatabase({ maxConnections: 1 }))((it) => {
+    it.effect("a migration numbered below the latest applied one (merged later) still runs, once", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        // A database migrated by a release that had 0005 but not yet 0004.
+        const withoutFour = Effect.map(SchemaMigrations.loader, (migrations) => migrations.filter(([id]) => id !== 4))
+        assert.deepStrictEqual((yield* SchemaMigrations.runFrom(withoutFour)).map(([id]) => id), [1, 2, 3, 5, 6, 7])
+        assert.deepStrictEqual(yield* SchemaMigrations.run, [[4, "create_api_keys"]])
+        assert.deepStrictEqual(yield* sql`SELECT count(*)::int AS n FROM api_keys`, [{ n: 0 }])
+        const migrations = yield* sql<{ migration_id: number }>`
+          SELECT migration_id FROM ${sql(SchemaMigrations.MIGRATIONS_TABLE)} ORDER BY migration_id`
+        assert.deepStrictEqual(migrations.map((row) => row.migration_id), [1, 2, 3, 4, 5, 6, 7])
+        assert.deepStrictEqual(yield* SchemaMigrations.run, [])
+      }))
+  })
+
+  layer(layerFreshDatabase({ maxConnections: 1 }))((it) => {
+    it.effect("counting pets by status starts from the pets already stored, then follows every change", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        yield* release(5)
+        yield* sql`INSERT INTO pets (name, category_id, status)
+                   SELECT 'pet ' || g, g, (ARRAY['available', 'pending', 'sold', NULL])[1 + g % 4]
+                   FROM generate_series(1, 1003) AS g`
+        yield* sql`INSERT INTO orders (pet_id, quantity, status) SELECT id, 1, 'placed' FROM pets WHERE status = 'pending'`
+        // What the inventory read before the counts were kept.
+        const counted = sql<{ status: string | null; count: number }>`
+          SELECT status, count(*)::int AS count FROM pets GROUP BY status ORDER BY status`
+        const inventory = Effect.flatMap(PetRepositorySql.make({ timeout: "10 seconds" }), (pets) => pets.inventory).pipe(
+          Effect.provide(Migrations.layer)
+        )
+        const asRows = (counts: PetInventory) =>
+          [["available", counts.available], ["pending", counts.pending], ["sold", counts.sold], [null, counts.none]]
+            .filter(([, count]) => count !== 0)
+        const expected = Effect.map(counted, (rows) => rows.map((row) => [row.status, row.count]))
+
+        assert.deepStrictEqual((yield* SchemaMigrations.run).map(([id]) => id), [6, 7])
+        assert.deepStrictEqual(yield* inventory, { available: 250, pending: 251, sold: 251, none: 251 })
+        // Changes by any writer, in bulk or one at a time, count; a rolled-back one does not.
+        yield* sql`UPDATE pets SET status = 'sold' WHERE id % 10 = 0`
+        yield* sql`UPDATE pets SET name = 'renamed' WHERE id < 100`
+        yield* sql`DELETE FROM pets WHERE id % 7 = 0 AND id NOT IN (SELECT pet_id FROM orders)`
+        yield* sql`INSERT INTO pets (name, category_id) VALUES ('one more', 1)`
+        yield* Effect.flip(sql.withTransaction(Effect.andThen(
+          sql`INSERT INTO pets (name, category_id, status) VALUES ('rolled back', 1, 'sold')`,
+          Effect.fail("roll back")
+        )))
+        assert.deepStrictEqual(asRows(yield* inventory), yield* expected)
+        yield* sql`TRUNCATE pets CASCADE`
+        assert.deepStrictEqual(yield* inventory, { available: 0, pending: 0, sold: 0, none: 0 })
+      }))
+  })
+})
