@@ -36,6 +36,7 @@ const [
   Redacted,
   References,
   Schema,
+  Scope,
   HttpMiddleware,
   HttpRouter,
   RateLimiter,
@@ -68,6 +69,7 @@ const [
   import("effect/Redacted"),
   import("effect/References"),
   import("effect/Schema"),
+  import("effect/Scope"),
   import("effect/http/HttpMiddleware"),
   import("effect/http/HttpRouter"),
   import("effect/persistence/RateLimiter"),
@@ -224,7 +226,7 @@ const services = (config: AppConfig, schemaLost: SchemaLost) =>
     Layer.effect(IdempotentCreates, Effect.service(IdempotentCreates)),
     apiKeys(config),
     adminServer(config)
-  ).pipe(Layer.provide(store(config, schemaLost)))
+  ).pipe(Layer.provide(store(config, schemaLost)), ReleaseDeadline.layerPhase("the release of the store and the API keys"))
 
 // Buckets in this process, or in Redis so that every instance shares them. A Redis that
 // stops answering costs a request at most REDIS_TIMEOUT before it goes on unlimited, and
@@ -259,7 +261,11 @@ const rateLimits = (config: AppConfig) =>
       RateLimitsTokenBucket.layer({
         policies: { key: { name: "key", ...key }, address: { name: "address", ...address } },
         timeout: Option.isSome(config.redisUrl) ? REDIS_TIMEOUT : undefined
-      }).pipe(Layer.provide(RateLimiter.layer), Layer.provide(rateLimiterStore(config)))
+      }).pipe(
+        Layer.provide(RateLimiter.layer),
+        Layer.provide(rateLimiterStore(config)),
+        ReleaseDeadline.layerPhase("the release of the rate limits")
+      )
   })
 
 const LOG_LEVELS: Record<AppConfig["logLevel"], LogLevel.LogLevel> = {
@@ -284,9 +290,11 @@ const causeChain = (error: unknown): string | undefined => {
   return messages.length === 0 ? undefined : messages.join(": ")
 }
 
-// A shutdown answers the requests it accepted within DRAIN_TIMEOUT, then gives each
-// resource ReleaseDeadline.TIMEOUT to close. Should releases still be running
-// SHUTDOWN_TIMEOUT after the signal, the process exits 1 regardless, naming them.
+// A shutdown answers the requests it accepted within DRAIN_TIMEOUT (those still running
+// then are interrupted and answered 503, within ReleaseDeadline.TIMEOUT more), then
+// gives each resource ReleaseDeadline.TIMEOUT to close. Should the shutdown still be
+// running SHUTDOWN_TIMEOUT after the signal, the process exits 1 regardless, naming the
+// releases under way or, with none, the step it is in (ReleaseDeadline.unfinished).
 const DRAIN_TIMEOUT = Duration.seconds(10)
 const SHUTDOWN_TIMEOUT = Duration.sum(DRAIN_TIMEOUT, Duration.seconds(5))
 const exitAtShutdownTimeout = () =>
@@ -339,25 +347,33 @@ const serve = (config: AppConfig) => Effect.gen(function*() {
     ...(forwarded === undefined ? {} : { middleware: (effect) => forwarded(effect) })
   })
     .pipe(
+      // Its release is the drain, and the interruption of what outlasts it.
+      ReleaseDeadline.layer("the requests in flight", Duration.sum(DRAIN_TIMEOUT, ReleaseDeadline.TIMEOUT)),
       Layer.provide([services(config, schemaLost), rateLimits(config)]),
-      Layer.provide(Tracing.layer),
-      Layer.provide(NodeServer.layer({
+      Layer.provide(ReleaseDeadline.layerPhase("the tracer's last export")(Tracing.layer)),
+      Layer.provide(ReleaseDeadline.layerPhase("the close of the HTTP server")(NodeServer.layer({
         port: config.port,
         host: config.host,
         shutdownTimeout: DRAIN_TIMEOUT,
         onDrained: (requests) => drained = requests
-      }))
+      })))
     )
   // Layer.launch, with a line at each step: the layer is built once the server listens
   // with the application attached; an interruption says "stopping" before the drain.
-  return yield* Effect.scoped(Effect.gen(function*() {
-    yield* Layer.build(server)
-    yield* Effect.logInfo("ready")
-    return yield* Deferred.await(schemaLost).pipe(
-      Effect.tapError((error) => Effect.logError(error.message)),
-      Effect.onInterrupt(() => Effect.logInfo("stopping").pipe(Effect.annotateLogs({ signal: stopSignal ?? "none" })))
-    )
-  })).pipe(
+  return yield* Effect.acquireUseRelease(
+    Scope.make(),
+    (scope) =>
+      Effect.gen(function*() {
+        yield* Layer.build(server)
+        yield* Effect.logInfo("ready")
+        return yield* Deferred.await(schemaLost).pipe(
+          Effect.tapError((error) => Effect.logError(error.message)),
+          Effect.onInterrupt(() => Effect.logInfo("stopping").pipe(Effect.annotateLogs({ signal: stopSignal ?? "none" })))
+        )
+      }).pipe(Scope.provide(scope)),
+    // The steps of the shutdown name themselves; between them, this names it.
+    (scope, exit) => ReleaseDeadline.phase("the release of the service")(Scope.close(scope, exit))
+  ).pipe(
     Effect.onExit(() => Effect.logInfo("stopped").pipe(Effect.annotateLogs({ "requests.drained": drained })))
   )
 })
