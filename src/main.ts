@@ -37,6 +37,7 @@ const effect = loaded({
   Exit: import("effect/Exit"),
   Layer: import("effect/Layer"),
   References: import("effect/References"),
+  Scope: import("effect/Scope"),
   HttpMiddleware: import("effect/http/HttpMiddleware"),
   HttpRouter: import("effect/http/HttpRouter"),
   NodeRuntime: import("@effect/platform-node/NodeRuntime")
@@ -56,14 +57,16 @@ const roots = loaded({
   StoreConfig: import("./StoreConfig.ts"),
   StoreWiring: import("./StoreWiring.ts")
 })
-const { Cause, Config, Deferred, Duration, Effect, Exit, HttpMiddleware, HttpRouter, Layer, NodeRuntime, References } =
+const { Cause, Config, Deferred, Duration, Effect, Exit, HttpMiddleware, HttpRouter, Layer, NodeRuntime, References, Scope } =
   await effect
 const { HttpApp, JsonLogLines, NodeServer, ReleaseDeadline, RouteTable, Tracing } = await adapters
 const { FailureReport, ServiceConfig, ServiceWiring, StoreConfig, StoreWiring } = await roots
 
-// A shutdown answers the requests it accepted within DRAIN_TIMEOUT, then gives each
-// resource ReleaseDeadline.TIMEOUT to close. Should releases still be running
-// SHUTDOWN_TIMEOUT after the signal, the process exits 1 regardless, naming them.
+// A shutdown answers the requests it accepted within DRAIN_TIMEOUT (those still running
+// then are interrupted and answered 503, within ReleaseDeadline.TIMEOUT more), then
+// gives each resource ReleaseDeadline.TIMEOUT to close. Should the shutdown still be
+// running SHUTDOWN_TIMEOUT after the signal, the process exits 1 regardless, naming the
+// releases under way or, with none, the step it is in (ReleaseDeadline.unfinished).
 const DRAIN_TIMEOUT = Duration.seconds(10)
 const SHUTDOWN_TIMEOUT = Duration.sum(DRAIN_TIMEOUT, Duration.seconds(5))
 const exitAtShutdownTimeout = () =>
@@ -118,25 +121,39 @@ const serve = (store: StoreConfigModule.StoreConfig, service: ServiceConfigModul
     routerConfig: RouteTable.ROUTER_CONFIG,
     ...(forwarded === undefined ? {} : { middleware: (effect) => forwarded(effect) })
   }).pipe(
-    Layer.provide([ServiceWiring.services(store, service).pipe(Layer.provide(ports)), ServiceWiring.rateLimits(service)]),
-    Layer.provide(Tracing.layer),
-    Layer.provide(NodeServer.layer({
+    // Its release is the drain, and the interruption of what outlasts it.
+    ReleaseDeadline.layer("the requests in flight", Duration.sum(DRAIN_TIMEOUT, ReleaseDeadline.TIMEOUT)),
+    Layer.provide([
+      ServiceWiring.services(store, service).pipe(
+        Layer.provide(ports),
+        ReleaseDeadline.layerPhase("the release of the store and the API keys")
+      ),
+      ServiceWiring.rateLimits(service).pipe(ReleaseDeadline.layerPhase("the release of the rate limits"))
+    ]),
+    Layer.provide(ReleaseDeadline.layerPhase("the tracer's last export")(Tracing.layer)),
+    Layer.provide(ReleaseDeadline.layerPhase("the close of the HTTP server")(NodeServer.layer({
       port: service.port,
       host: service.host,
       shutdownTimeout: DRAIN_TIMEOUT,
       onDrained: (requests) => drained = requests
-    }))
+    })))
   )
   // Layer.launch, with a line at each step: the layer is built once the server listens
   // with the application attached; an interruption says "stopping" before the drain.
-  return yield* Effect.scoped(Effect.gen(function*() {
-    yield* Layer.build(server)
-    yield* Effect.logInfo("ready")
-    return yield* Deferred.await(schemaLost).pipe(
-      Effect.tapError((error) => Effect.logError(error.message)),
-      Effect.onInterrupt(() => Effect.logInfo("stopping").pipe(Effect.annotateLogs({ signal: stopSignal ?? "none" })))
-    )
-  })).pipe(
+  return yield* Effect.acquireUseRelease(
+    Scope.make(),
+    (scope) =>
+      Effect.gen(function*() {
+        yield* Layer.build(server)
+        yield* Effect.logInfo("ready")
+        return yield* Deferred.await(schemaLost).pipe(
+          Effect.tapError((error) => Effect.logError(error.message)),
+          Effect.onInterrupt(() => Effect.logInfo("stopping").pipe(Effect.annotateLogs({ signal: stopSignal ?? "none" })))
+        )
+      }).pipe(Scope.provide(scope)),
+    // The steps of the shutdown name themselves; between them, this names it.
+    (scope, exit) => ReleaseDeadline.phase("the release of the service")(Scope.close(scope, exit))
+  ).pipe(
     Effect.onExit(() => Effect.logInfo("stopped").pipe(Effect.annotateLogs({ "requests.drained": drained })))
   )
 })

@@ -127,9 +127,16 @@ describe.skipIf(!postgresAvailable)("PostgreSQL frozen (SIGSTOP on this database
 
   it("past the bound the process exits regardless, with one line naming what is still closing", async () => {
     // A statement may take longer than the drain: the request in flight holds it to its
-    // end (10 s), then the last-use flush and the pool take 3 s each: past 15 s.
+    // end (10 s), then the last-use flush and the pool take 3 s each: past 15 s. One
+    // connection in the pool, so the flush waits for the frozen one rather than open one
+    // that might answer before it is frozen.
     const database = await createDatabase()
-    const env = { STORE: "postgres", DATABASE_URL: databaseUrl(database), DATABASE_STATEMENT_TIMEOUT: "60 seconds" }
+    const env = {
+      STORE: "postgres",
+      DATABASE_URL: databaseUrl(database),
+      DATABASE_STATEMENT_TIMEOUT: "60 seconds",
+      DATABASE_POOL_SIZE: "1"
+    }
     const key = await createKey(env, "--name", "frozen")
     const service = await startService({ env })
     expect((await service.request("GET", "/v1/pets", { apiKey: key })).status).toBe(200)
@@ -147,7 +154,20 @@ describe.skipIf(!postgresAvailable)("PostgreSQL frozen (SIGSTOP on this database
     const last = service.logLines().at(-1)
     expect(last, service.output).toMatchObject({ level: "ERROR", message: "shutdown did not finish within 15s; exiting" })
     expect((last?.["annotations"] as Record<string, unknown>)["not.closed"], service.output).toMatch(/\S/)
-    await request
+    // The request outlasted the drain: it is told to retry elsewhere, not answered as a defect.
+    const answer = await request
+    expect(answer, service.output).toMatchObject({
+      status: 503,
+      json: { code: "service_unavailable", message: "the service is shutting down; retry", status: 503 }
+    })
+    const { headers } = answer as { readonly headers: Headers }
+    expect([headers.get("retry-after"), headers.get("connection")]).toEqual(["1", "close"])
+    // Logged as a 503 (a warning), not as a failed request with its cause.
+    const requestLine = service.logLines().find((line) =>
+      (line["annotations"] as Record<string, unknown> | undefined)?.["http.status"] === 503
+    )
+    expect(requestLine, service.output).toMatchObject({ level: "WARN", message: "Sent HTTP response" })
+    expect(service.output).not.toMatch(/"message":"request failed"/)
     console.info(`[shutdown bound] exit ${exit.code} ${exitMs} ms after SIGTERM; ${JSON.stringify(last)}`)
   }, 60_000)
 

@@ -27,8 +27,25 @@ const end = (resource: string) => {
   else closing.set(resource, left)
 }
 
-/** The resources whose release has begun and not finished (left behind included). */
-export const unfinished = (): ReadonlyArray<string> => [...closing.keys()]
+// Steps of a shutdown under way, outermost first: what a stuck shutdown names when no
+// bounded release is pending, so that the report is never empty.
+const phases: Array<string> = []
+
+/**
+ * The resources whose release has begun and not finished (left behind included); with
+ * none, the innermost step under way (see {@link phase}).
+ */
+export const unfinished = (): ReadonlyArray<string> => closing.size > 0 ? [...closing.keys()] : phases.slice(-1)
+
+/**
+ * `effect`, named `name` while it runs, without a deadline of its own: a step of a
+ * shutdown that is made of bounded releases and of steps each bounded in itself.
+ */
+export const phase = (name: string) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.suspend(() => {
+    phases.push(name)
+    return Effect.ensuring(effect, Effect.sync(() => phases.splice(phases.lastIndexOf(name), 1)))
+  })
 
 /**
  * Runs `release` with a deadline: on time, its own result; past it, a log line and a
@@ -52,14 +69,20 @@ export const bound = (resource: string, timeout: Duration.Duration = TIMEOUT) =>
 export const close = (scope: Scope.Closeable, exit: Exit.Exit<unknown, unknown>, resource: string, timeout?: Duration.Duration) =>
   bound(resource, timeout)(Scope.close(scope, exit))
 
-/** `self`, whose release (everything it acquired) is bounded by the deadline and named `resource`. */
-export const layer = (resource: string, timeout?: Duration.Duration) => <A, E, R>(
-  self: Layer.Layer<A, E, R>
-): Layer.Layer<A, E, R> =>
+// `self`, built in a scope of its own, released by `release`.
+const releasedBy = (release: (own: Scope.Closeable, exit: Exit.Exit<unknown, unknown>) => Effect.Effect<void>) =>
+<A, E, R>(self: Layer.Layer<A, E, R>): Layer.Layer<A, E, R> =>
   Layer.fromBuild((memoMap, scope) =>
     Effect.gen(function*() {
       const own = yield* Scope.make()
-      yield* Scope.addFinalizerExit(scope, (exit) => close(own, exit, resource, timeout))
+      yield* Scope.addFinalizerExit(scope, (exit) => release(own, exit))
       return yield* Layer.buildWithMemoMap(self, memoMap, own)
     })
   )
+
+/** `self`, whose release (everything it acquired) is bounded by the deadline and named `resource`. */
+export const layer = (resource: string, timeout?: Duration.Duration) =>
+  releasedBy((own, exit) => close(own, exit, resource, timeout))
+
+/** `self`, whose release is the step `name` (see {@link phase}), without a deadline of its own. */
+export const layerPhase = (name: string) => releasedBy((own, exit) => phase(name)(Scope.close(own, exit)))

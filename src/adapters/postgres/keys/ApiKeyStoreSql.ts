@@ -182,8 +182,16 @@ export const make = (options: Options) =>
       }
     }))
     if (options.listen) {
-      yield* Effect.addFinalizer((exit) => session === undefined ? Effect.void : ReleaseDeadline.close(session, exit, LISTENER))
-      yield* Effect.forkScoped(listenForEver)
+      // Not forkScoped: interrupting a fiber waits for it, and one stuck in its LISTEN (a
+      // backend that stopped answering mid-set-up) takes sql-pg 5 s to give up. Stopping
+      // the feed and closing its session share the deadline, under the feed's name.
+      const feed = yield* Effect.forkDetach(listenForEver)
+      yield* Effect.addFinalizer((exit) =>
+        ReleaseDeadline.bound(LISTENER)(Effect.andThen(
+          Fiber.interrupt(feed),
+          Effect.suspend(() => session === undefined ? Effect.void : Scope.close(session, exit))
+        ))
+      )
     }
 
     const changes = Effect.map(PubSub.subscribe(local), Stream.fromSubscription)

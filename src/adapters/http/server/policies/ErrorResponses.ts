@@ -5,7 +5,7 @@ import {
   HttpServerRequest,
   HttpServerResponse
 } from "effect/http"
-import { Internal, MethodNotAllowed, NotFound, PayloadTooLarge } from "../../api/ApiErrors.ts"
+import { Internal, MethodNotAllowed, NotFound, PayloadTooLarge, ServiceUnavailable } from "../../api/ApiErrors.ts"
 import { unsupportedMediaType } from "../../api/JsonContentType.ts"
 import type { Route, RouteTable } from "../routing/RouteTable.ts"
 
@@ -61,6 +61,16 @@ const toJsonError = (request: HttpServerRequest.HttpServerRequest, response: Htt
   }
 }
 
+const shuttingDown = new ServiceUnavailable({ message: "the service is shutting down; retry" })
+
+/**
+ * Interrupted, and not because its client went away: a shutdown whose drain ended first
+ * (HttpServerError.causeResponse makes it an empty 503, which would pass for a defect).
+ */
+const isServerInterrupt = (cause: Cause.Cause<unknown>) =>
+  Cause.hasInterruptsOnly(cause) &&
+  !cause.reasons.some((reason) => reason._tag === "Interrupt" && reason.annotations.has(HttpServerError.ClientAbort.key))
+
 const isRouteNotFound = (cause: Cause.Cause<unknown>) =>
   cause.reasons.some((reason) =>
     reason._tag === "Fail" && HttpServerError.isHttpServerError(reason.error) &&
@@ -71,7 +81,8 @@ const isRouteNotFound = (cause: Cause.Cause<unknown>) =>
  * Makes every error the service can answer, including those the framework produces
  * itself (unknown route, wrong method, oversized or non-JSON body, defects), carry the
  * `{code, message, status}` body. Defects are logged with their cause and answered
- * without internals. Paths that belong to a host application mounting these routes
+ * without internals; a request the shutdown interrupts gets the 503 of one that came too
+ * late, to retry elsewhere. Paths that belong to a host application mounting these routes
  * next to its own are left alone, body limit included; only a request that no route
  * serves at all gets the JSON 404. `route` is the service's route serving the request.
  */
@@ -107,6 +118,9 @@ export const answer = (
           }),
           { allow: allowed.join(", ") }
         ))
+      }
+      if (isServerInterrupt(cause)) {
+        return Effect.succeed(errorResponse(shuttingDown, { connection: "close", "retry-after": "1" }))
       }
       return Effect.flatMap(HttpServerError.causeResponse(cause), ([response]) =>
         response.status >= 500 ? Effect.as(Effect.logError("request failed", cause), response) : Effect.succeed(response))

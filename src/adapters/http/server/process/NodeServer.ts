@@ -26,7 +26,9 @@
  *   calls when its scope closes): no new connection is accepted, connections without
  *   an accepted request are closed, the last accepted response on each connection says
  *   `Connection: close`, requests arriving after that get 503, and the close completes
- *   as soon as the accepted requests are answered, or at the grace period at the latest.
+ *   as soon as the accepted requests are answered, or just after the grace period at the
+ *   latest: the requests still running then are interrupted and answered 503, and that
+ *   answer is given {@link ANSWER_AFTER_GRACE_MS} to get out.
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Duration, Effect, Layer } from "effect"
@@ -61,6 +63,13 @@ export const MAX_HEADERS = 100
 export const MAX_IN_PROGRESS_PER_CONNECTION = 8
 /** Pipelined requests one connection may have waiting; beyond that it is cut off. */
 export const MAX_WAITING_PER_CONNECTION = 128
+
+/**
+ * How long after a shutdown's grace period the connections still open are closed: the
+ * requests still running at its end are interrupted and answered 503 by the application
+ * (ErrorResponses), an answer that would be cut off if they were closed at the same moment.
+ */
+export const ANSWER_AFTER_GRACE_MS = 500
 
 const CLOSE = { connection: "close" } as const
 const RETRY_AFTER = { "retry-after": "1" } as const
@@ -347,7 +356,7 @@ export class ServiceServer extends Http.Server {
     }
     setTimeout(() => {
       for (const connection of this.#connections.values()) connection.socket.destroy()
-    }, this.#shutdownTimeoutMs).unref()
+    }, this.#shutdownTimeoutMs + ANSWER_AFTER_GRACE_MS).unref()
   }
 }
 
