@@ -11,9 +11,8 @@
  * Usage (from bench/run.ts): node bench/inventory.ts '<json InventoryArgs>'
  * Writes an InventoryResult as JSON to args.resultPath.
  */
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { PgClient } from "@effect/sql-pg"
-import { Cause, Effect, Exit, Redacted } from "effect"
+import { Effect, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { writeFileSync } from "node:fs"
 import * as EmbeddedDatabase from "../src/adapters/embedded/EmbeddedDatabase.ts"
@@ -27,6 +26,7 @@ import { PetName } from "../src/domain/pets/PetName.ts"
 import type { PetRepository } from "../src/ports/pets/PetRepository.ts"
 import { type Comparison, compare, effectChunk } from "./compare.ts"
 import { prng, STATUSES } from "./lib.ts"
+import { runChildMain } from "./child-main.ts"
 
 export interface InventoryArgs {
   readonly adapter: "memory" | "embedded" | "postgres"
@@ -133,12 +133,4 @@ const main = Effect.gen(function*() {
   writeFileSync(args.resultPath, JSON.stringify(result, null, 2))
 }).pipe(Effect.scoped)
 
-NodeRuntime.runMain(main, {
-  disableErrorReporting: true,
-  teardown: (exit, onExit) => {
-    if (Exit.isFailure(exit) && !Cause.hasInterruptsOnly(exit.cause)) {
-      process.stderr.write(`inventory bench (${args.adapter}) failed:\n${Cause.pretty(exit.cause)}\n`)
-      onExit(1)
-    } else onExit(0)
-  }
-})
+runChildMain(`inventory bench (${args.adapter})`, main)

@@ -9,9 +9,8 @@
  * Usage (from bench/run.ts): node bench/repository.ts '<json RepositoryArgs>'
  * Writes a RepositoryResult as JSON to args.resultPath.
  */
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { PgClient } from "@effect/sql-pg"
-import { Cause, Effect, Exit, Layer, Redacted, Schema } from "effect"
+import { Effect, Layer, Redacted, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { writeFileSync } from "node:fs"
 import * as EmbeddedDatabase from "../src/adapters/embedded/EmbeddedDatabase.ts"
@@ -30,6 +29,7 @@ import type { PetRepository } from "../src/ports/pets/PetRepository.ts"
 import { type Chunk, type Comparison, compare, effectChunk, syncChunk } from "./compare.ts"
 import { prng, STATUSES } from "./lib.ts"
 import { firstAfter } from "./keyset.ts"
+import { runChildMain } from "./child-main.ts"
 
 export interface RepositoryArgs {
   readonly adapter: "memory" | "embedded" | "postgres"
@@ -410,12 +410,4 @@ const main = Effect.gen(function*() {
   writeFileSync(args.resultPath, JSON.stringify(result, null, 2))
 }).pipe(Effect.scoped)
 
-NodeRuntime.runMain(main, {
-  disableErrorReporting: true,
-  teardown: (exit, onExit) => {
-    if (Exit.isFailure(exit) && !Cause.hasInterruptsOnly(exit.cause)) {
-      process.stderr.write(`repository bench (${args.adapter}) failed:\n${Cause.pretty(exit.cause)}\n`)
-      onExit(1)
-    } else onExit(0)
-  }
-})
+runChildMain(`repository bench (${args.adapter})`, main)
