@@ -224,8 +224,7 @@ export const reportHttp = (report: Report, runs: ReadonlyArray<HttpRun>, present
 
   interface TargetRow {
     readonly scenario: ScenarioName
-    readonly subject: TargetKey
-    readonly against: TargetKey
+    readonly target: (typeof TARGETS)[number]
     readonly rps: number | undefined
     readonly p99: number | undefined
     readonly cpuPerRequest: number | undefined
@@ -239,35 +238,29 @@ export const reportHttp = (report: Report, runs: ReadonlyArray<HttpRun>, present
       const row = ratioRows.find((row) =>
         row.scenario === scenario && row.subject === target.subject && row.against === target.against
       )
-      const rps = row?.rps
-      const p99 = row?.p99
       targetRows.push({
         scenario,
-        subject: target.subject,
-        against: target.against,
-        rps,
-        p99,
+        target,
+        rps: row?.rps,
+        p99: row?.p99,
         cpuPerRequest: row?.cpuPerRequest,
-        met: verdict(target, rps, p99)
+        met: verdict(target, row?.rps, row?.p99)
       })
     }
   }
   if (targetRows.length > 0) {
     report.table(
       ["scenario", "Animal Store", "vs", "req/s ratio", "p99 ratio", "CPU/req ratio", "target", "met"],
-      targetRows.map((row) => {
-        const target = TARGETS.find((target) => target.subject === row.subject && target.against === row.against)!
-        return [
-          SCENARIOS[row.scenario].label,
-          LABELS[row.subject],
-          LABELS[row.against],
-          fmtRatio(row.rps),
-          fmtRatio(row.p99),
-          fmtRatio(row.cpuPerRequest),
-          target.rps === undefined ? "-" : `req/s >= ${fmt(target.rps, 1)}x${target.p99 ? ", p99 <= 1.0x" : ""}`,
-          row.met === undefined ? "-" : row.met ? "yes" : "no"
-        ]
-      })
+      targetRows.map(({ scenario, target, rps, p99, cpuPerRequest, met }) => [
+        SCENARIOS[scenario].label,
+        LABELS[target.subject],
+        LABELS[target.against],
+        fmtRatio(rps),
+        fmtRatio(p99),
+        fmtRatio(cpuPerRequest),
+        target.rps === undefined ? "-" : `req/s >= ${target.rps.toFixed(1)}x${target.p99 ? ", p99 <= 1.0x" : ""}`,
+        met === undefined ? "-" : met ? "yes" : "no"
+      ])
     )
     report.say("   Issue 21's targets: each Animal Store mode against the feature-equal Fastify peer on the same")
     report.say("   storage (embedded: against Fastify + features + pg, and at least 0.8x the postgres mode). Ratios as")
