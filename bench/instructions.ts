@@ -226,7 +226,9 @@ export const instructionsSection = async (options: InstructionsOptions): Promise
   }
 
   const count = (kind: Kind, scenario: ScenarioName) => counts[kind]?.[scenario]
-  const ratioOf = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined || b <= 0 ? undefined : a / b)
+  // A difference of two counts can come out below zero (the reference's list outdoes the floor's): no ratio then.
+  const ratioOf = (a: number | undefined, b: number | undefined) =>
+    a === undefined || b === undefined || a < 0 || b <= 0 ? undefined : a / b
   const instructions = (value: number | undefined) => (value === undefined ? "-" : Math.round(value).toLocaleString("en-US"))
   /** The feature-equal peer on the same storage. */
   const peerOf = (kind: Kind): Kind => (SERVERS.find((server) => server.kind === kind)?.postgres ? "fastify-features-pg" : "fastify-features")
