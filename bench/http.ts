@@ -1,7 +1,8 @@
 /**
  * The side-by-side HTTP section: Animal Store in each store mode, the bare node:http
- * reference (the ceiling), Fastify peers and Effect floor peers (Effect's HTTP platform
- * with the reference's request rules) on the same storage, each its own process,
+ * reference (the ceiling), Fastify peers (bare, and with Animal Store's features: the
+ * fair peer) and Effect floor peers (Effect's HTTP platform with the reference's request
+ * rules) on the same storage, each its own process,
  * loaded by autocannon from another process. Scenarios run interleaved (every server
  * runs a scenario before the next scenario starts, in a rotating order) and repeat for
  * several passes, so the shared machine's noise lands on all of them alike; ratios are
@@ -24,6 +25,7 @@ import {
   type Server,
   startEffect,
   startFastify,
+  startFastifyFeatures,
   startReference,
   startService
 } from "./servers.ts"
@@ -166,8 +168,8 @@ export const httpSection = async (options: HttpOptions): Promise<Record<string, 
       }
     }
 
-    report.say("   starting and seeding: POST for memory, embedded, reference, Fastify + Map, Effect floor + Map; SQL")
-    report.say("   generate_series for the three PostgreSQL servers.")
+    report.say("   starting and seeding: POST for memory, embedded, reference and the Map peers; SQL generate_series")
+    report.say("   for the PostgreSQL servers.")
     await setUp("as-memory", async () =>
       seedOverHttp("as-memory", await startService({ name: "as-memory", work, apiKey, env: { STORE: "memory" } })))
     const embedded = await setUp("as-embedded", async () =>
@@ -188,6 +190,19 @@ export const httpSection = async (options: HttpOptions): Promise<Record<string, 
     await setUp("fastify-pg", async () => {
       const db = await database("fastify")
       return seedBySql("fastify-pg", await startFastify({ name: "fastify-pg", apiKey, store: "pg", databaseUrl: db.url }), db.url)
+    })
+    await setUp("fastify-features-map", async () =>
+      seedOverHttp(
+        "fastify-features-map",
+        await startFastifyFeatures({ name: "fastify-features-map", work, apiKey, store: "map" })
+      ))
+    await setUp("fastify-features-pg", async () => {
+      const db = await database("fastify_features")
+      return seedBySql(
+        "fastify-features-pg",
+        await startFastifyFeatures({ name: "fastify-features-pg", work, apiKey, store: "pg", databaseUrl: db.url }),
+        db.url
+      )
     })
     await setUp("effect-map", async () => seedOverHttp("effect-map", await startEffect({ name: "effect-map", apiKey, store: "map" })))
     await setUp("effect-pg", async () => {
@@ -287,11 +302,11 @@ export const httpSection = async (options: HttpOptions): Promise<Record<string, 
     // -- report --------------------------------------------------------------------------
     const results = reportHttp(report, runs, targets.map((target) => target.key), options.passes)
 
-    const logs = targets.filter((target) => target.key.startsWith("as-")).map((target) =>
+    const logs = targets.filter((target) => target.server.logPath !== undefined).map((target) =>
       `${LABELS[target.key]} ${fmt(logLines(target.server) / Math.max(1, target.sent), 2)}`
     )
-    report.say(`   request log lines written per request (default log level): ${logs.join(", ")};`)
-    report.say("   the reference, the Fastify peers (Fastify's default: logger off) and the Effect floor write none.")
+    report.say(`   request log lines written per request (default log level, stdout to a file): ${logs.join(", ")};`)
+    report.say("   the reference, bare Fastify (Fastify's default: logger off) and the Effect floor write none.")
 
     // -- stop, then start-up times on the data just written --------------------------------
     for (const target of targets) {

@@ -8,19 +8,34 @@
  * Each server runs under callgrind with counting off. After seeding and a warm-up,
  * counting is switched on (`callgrind_control -i on`) for a fixed number of requests of
  * one scenario and off again, and the count is read from callgrind's dump. Every thread
- * of the process is counted (V8's compiler and GC helpers too). Servers: Animal Store on
- * memory (as `npm start` runs it), the Effect floor on a Map, Fastify on a Map and the
- * bare node:http reference.
+ * of the process is counted (V8's compiler and GC helpers too); PostgreSQL's own
+ * processes are not. Servers: Animal Store on memory and on PostgreSQL (as `npm start`
+ * runs it), the Effect floor on a Map, Fastify with Animal Store's features on a Map and
+ * on PostgreSQL, bare Fastify on a Map and the bare node:http reference.
+ *
+ * Then the cost per request is split into layers, Animal Store's beside the Fastify peer's:
+ * the framework over bare node:http (the Effect floor; bare Fastify), the features over the
+ * framework (Animal Store memory over the floor; Fastify + features over bare Fastify: issue
+ * 21's target is that the first is no larger), and the store (PostgreSQL over memory).
  */
 import { execFileSync } from "node:child_process"
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { startLoadGenerator } from "./cannon-client.ts"
 import { fmt, fmtRatio, HOST, sleep, stopChild } from "./lib.ts"
+import { createDatabase, dropDatabase } from "./pg-admin.ts"
 import type { Report } from "./report.ts"
 import type { ScenarioName } from "./scenarios.ts"
 import { seedByPost } from "./seed.ts"
-import { type Server, startEffect, startFastify, startReference, startService, type Wrapper } from "./servers.ts"
+import {
+  type Server,
+  startEffect,
+  startFastify,
+  startFastifyFeatures,
+  startReference,
+  startService,
+  type Wrapper
+} from "./servers.ts"
 
 export interface InstructionsOptions {
   readonly report: Report
@@ -31,6 +46,8 @@ export interface InstructionsOptions {
   readonly requests: number
   /** Requests sent before counting, per scenario and server. */
   readonly warmupRequests: number
+  /** Admin URL of the local PostgreSQL server, or undefined to leave out the PostgreSQL servers. */
+  readonly pgUrl: string | undefined
 }
 
 const PETS = 1_000
@@ -47,33 +64,52 @@ const hasCommand = (command: string) => {
   }
 }
 
-type Kind = "animal-store" | "effect-floor" | "fastify" | "reference"
+type Kind =
+  | "animal-store"
+  | "animal-store-postgres"
+  | "effect-floor"
+  | "fastify-features"
+  | "fastify-features-pg"
+  | "fastify"
+  | "reference"
 
-const SERVERS: ReadonlyArray<{ readonly kind: Kind; readonly label: string }> = [
-  { kind: "animal-store", label: "Animal Store memory" },
-  { kind: "effect-floor", label: "Effect floor + Map" },
-  { kind: "fastify", label: "Fastify + Map" },
-  { kind: "reference", label: "reference node:http" }
+const SERVERS: ReadonlyArray<{ readonly kind: Kind; readonly label: string; readonly postgres: boolean }> = [
+  { kind: "animal-store", label: "Animal Store memory", postgres: false },
+  { kind: "animal-store-postgres", label: "Animal Store postgres", postgres: true },
+  { kind: "effect-floor", label: "Effect floor + Map", postgres: false },
+  { kind: "fastify-features", label: "Fastify + features + Map", postgres: false },
+  { kind: "fastify-features-pg", label: "Fastify + features + pg", postgres: true },
+  { kind: "fastify", label: "bare Fastify + Map", postgres: false },
+  { kind: "reference", label: "reference node:http", postgres: false }
 ]
 
-const start = (kind: Kind, options: InstructionsOptions, wrapper: Wrapper): Promise<Server> => {
-  const { apiKey } = options
+const LABEL: Record<Kind, string> = Object.fromEntries(SERVERS.map(({ kind, label }) => [kind, label])) as Record<Kind, string>
+
+const start = (kind: Kind, options: InstructionsOptions, wrapper: Wrapper, databaseUrl: string | undefined): Promise<Server> => {
+  const { apiKey, work } = options
+  const timeoutMs = START_TIMEOUT_MS
   switch (kind) {
     case "animal-store":
+      return startService({ name: "instructions-memory", work, apiKey, env: { STORE: "memory" }, wrapper, timeoutMs })
+    case "animal-store-postgres":
       return startService({
-        name: "instructions-memory",
-        work: options.work,
+        name: "instructions-postgres",
+        work,
         apiKey,
-        env: { STORE: "memory" },
+        env: { STORE: "postgres", DATABASE_URL: databaseUrl ?? "" },
         wrapper,
-        timeoutMs: START_TIMEOUT_MS
+        timeoutMs
       })
     case "effect-floor":
-      return startEffect({ name: "Effect floor + Map", apiKey, store: "map", wrapper, timeoutMs: START_TIMEOUT_MS })
+      return startEffect({ name: LABEL[kind], apiKey, store: "map", wrapper, timeoutMs })
+    case "fastify-features":
+      return startFastifyFeatures({ name: LABEL[kind], work, apiKey, store: "map", wrapper, timeoutMs })
+    case "fastify-features-pg":
+      return startFastifyFeatures({ name: LABEL[kind], work, apiKey, store: "pg", databaseUrl: databaseUrl ?? "", wrapper, timeoutMs })
     case "fastify":
-      return startFastify({ name: "Fastify + Map", apiKey, store: "map", wrapper, timeoutMs: START_TIMEOUT_MS })
+      return startFastify({ name: LABEL[kind], apiKey, store: "map", wrapper, timeoutMs })
     case "reference":
-      return startReference(apiKey, wrapper, START_TIMEOUT_MS)
+      return startReference(apiKey, wrapper, timeoutMs)
   }
 }
 
@@ -124,10 +160,13 @@ export const instructionsSection = async (options: InstructionsOptions): Promise
     report.note(`instructions: left out: ${missing.join(" and ")} not found (Debian package valgrind)`)
     return { skipped: `${missing.join(", ")} not found` }
   }
-  const counts: Record<string, Record<string, number>> = {}
+  const servers = SERVERS.filter((server) => !server.postgres || options.pgUrl !== undefined)
+  if (options.pgUrl === undefined) report.note("instructions: the PostgreSQL servers left out: no usable PostgreSQL server")
+  const counts: Partial<Record<Kind, Partial<Record<ScenarioName, number>>>> = {}
   const loader = startLoadGenerator()
+  const databases: Array<string> = []
   try {
-    for (const { kind, label } of SERVERS) {
+    for (const { kind, label, postgres } of servers) {
       const prefix = `callgrind-${kind}`
       const wrapper = [
         "env",
@@ -138,7 +177,13 @@ export const instructionsSection = async (options: InstructionsOptions): Promise
         `--callgrind-out-file=${join(options.work, prefix)}.%p`
       ]
       const started = performance.now()
-      const server = await start(kind, options, wrapper)
+      let databaseUrl: string | undefined
+      if (postgres && options.pgUrl !== undefined) {
+        const db = await createDatabase(options.pgUrl, `instructions_${kind.replace(/-/g, "_")}`)
+        databases.push(db.name)
+        databaseUrl = db.url
+      }
+      const server = await start(kind, options, wrapper, databaseUrl)
       try {
         const seeded = await seedByPost(server.port, options.apiKey, PETS)
         if (seeded.count !== PETS) throw new Error(`${label}: seeding stored ${seeded.count} pets`)
@@ -156,7 +201,8 @@ export const instructionsSection = async (options: InstructionsOptions): Promise
             idMax: seeded.idMax,
             seed: 1
           })
-        counts[label] = {}
+        const own: Partial<Record<ScenarioName, number>> = {}
+        counts[kind] = own
         for (const scenario of options.scenarios) {
           await load(scenario, options.warmupRequests)
           const before = countedInstructions(options.work, prefix)
@@ -168,7 +214,7 @@ export const instructionsSection = async (options: InstructionsOptions): Promise
             .filter(([status]) => status.startsWith("2"))
             .reduce((sum, [, n]) => sum + n, 0)
           if (bad > 0) report.note(`instructions: ${label} ${scenario}: ${bad} answers were not 2xx`)
-          counts[label][scenario] = (countedInstructions(options.work, prefix) - before) / result.requests
+          own[scenario] = (countedInstructions(options.work, prefix) - before) / result.requests
         }
       } finally {
         await stopChild(server.child, 30_000)
@@ -176,20 +222,28 @@ export const instructionsSection = async (options: InstructionsOptions): Promise
     }
   } finally {
     await loader.stop()
+    if (options.pgUrl !== undefined) for (const name of databases) await dropDatabase(options.pgUrl, name)
   }
-  const floor = counts["Effect floor + Map"]
-  const fastify = counts["Fastify + Map"]
+
+  const count = (kind: Kind, scenario: ScenarioName) => counts[kind]?.[scenario]
+  // A difference of two counts can come out below zero (the reference's list outdoes the floor's): no ratio then.
+  const ratioOf = (a: number | undefined, b: number | undefined) =>
+    a === undefined || b === undefined || a < 0 || b <= 0 ? undefined : a / b
+  const instructions = (value: number | undefined) => (value === undefined ? "-" : Math.round(value).toLocaleString("en-US"))
+  /** The feature-equal peer on the same storage. */
+  const peerOf = (kind: Kind): Kind => (SERVERS.find((server) => server.kind === kind)?.postgres ? "fastify-features-pg" : "fastify-features")
   report.table(
-    ["scenario", "server", "instructions/req", "vs Effect floor", "vs Fastify + Map"],
+    ["scenario", "server", "instructions/req", "vs Effect floor", "vs bare Fastify + Map", "vs Fastify + features (same store)"],
     options.scenarios.flatMap((scenario) =>
-      SERVERS.map(({ label }) => {
-        const count = counts[label]?.[scenario]
+      servers.map(({ kind, label }) => {
+        const own = count(kind, scenario)
         return [
           scenario,
           label,
-          count === undefined ? "-" : Math.round(count).toLocaleString("en-US"),
-          fmtRatio(count === undefined || floor?.[scenario] === undefined ? undefined : count / floor[scenario]),
-          fmtRatio(count === undefined || fastify?.[scenario] === undefined ? undefined : count / fastify[scenario])
+          instructions(own),
+          fmtRatio(ratioOf(own, count("effect-floor", scenario))),
+          fmtRatio(ratioOf(own, count("fastify", scenario))),
+          fmtRatio(ratioOf(own, count(peerOf(kind), scenario)))
         ]
       })
     )
@@ -197,6 +251,93 @@ export const instructionsSection = async (options: InstructionsOptions): Promise
   report.say(
     "   Ratios above 1x: the server executes more instructions per request. Counts repeated within about 5% from run to run (the Effect floor's within 15%);"
   )
-  report.say("   they leave out time spent waiting (the kernel's socket work is not counted either).")
-  return { perRequest: counts, requests: options.requests, warmupRequests: options.warmupRequests }
+  report.say("   they leave out time spent waiting (the kernel's socket work is not counted either) and PostgreSQL's own work.")
+
+  const difference = (a: Kind, b: Kind, scenario: ScenarioName) => {
+    const x = count(a, scenario)
+    const y = count(b, scenario)
+    return x === undefined || y === undefined ? undefined : x - y
+  }
+  interface Layer {
+    readonly layer: string
+    readonly animalStore: string
+    readonly animalStoreCount: number | undefined
+    readonly fastify: string
+    readonly fastifyCount: number | undefined
+  }
+  const layersOf = (scenario: ScenarioName): ReadonlyArray<Layer> => [
+    {
+      layer: "bare node:http",
+      animalStore: "reference",
+      animalStoreCount: count("reference", scenario),
+      fastify: "reference",
+      fastifyCount: count("reference", scenario)
+    },
+    {
+      layer: "+ framework",
+      animalStore: "Effect floor - reference",
+      animalStoreCount: difference("effect-floor", "reference", scenario),
+      fastify: "bare Fastify - reference",
+      fastifyCount: difference("fastify", "reference", scenario)
+    },
+    {
+      layer: "+ features",
+      animalStore: "AS memory - Effect floor",
+      animalStoreCount: difference("animal-store", "effect-floor", scenario),
+      fastify: "Fastify + features - bare Fastify",
+      fastifyCount: difference("fastify-features", "fastify", scenario)
+    },
+    {
+      layer: "= with features, Map",
+      animalStore: "AS memory",
+      animalStoreCount: count("animal-store", scenario),
+      fastify: "Fastify + features + Map",
+      fastifyCount: count("fastify-features", scenario)
+    },
+    {
+      layer: "+ store (PostgreSQL client side)",
+      animalStore: "AS postgres - AS memory",
+      animalStoreCount: difference("animal-store-postgres", "animal-store", scenario),
+      fastify: "Fastify + features: pg - Map",
+      fastifyCount: difference("fastify-features-pg", "fastify-features", scenario)
+    },
+    {
+      layer: "= with features, PostgreSQL",
+      animalStore: "AS postgres",
+      animalStoreCount: count("animal-store-postgres", scenario),
+      fastify: "Fastify + features + pg",
+      fastifyCount: count("fastify-features-pg", scenario)
+    }
+  ]
+  const split = options.scenarios.map((scenario) => ({ scenario, layers: layersOf(scenario) }))
+  report.say("")
+  report.say("   Where the instructions per request go, layer by layer: Animal Store (on Effect) beside the Fastify peer")
+  report.table(
+    ["scenario", "layer", "Animal Store", "instructions/req", "Fastify peer", "instructions/req", "AS / Fastify"],
+    split.flatMap(({ scenario, layers }) =>
+      layers.map((row) => [
+        scenario,
+        row.layer,
+        row.animalStore,
+        instructions(row.animalStoreCount),
+        row.fastify,
+        instructions(row.fastifyCount),
+        fmtRatio(ratioOf(row.animalStoreCount, row.fastifyCount))
+      ])
+    )
+  )
+  const featuresTarget = options.scenarios.map((scenario) => {
+    const features = layersOf(scenario).find((row) => row.layer === "+ features")
+    const ratio = ratioOf(features?.animalStoreCount, features?.fastifyCount)
+    return `${scenario} ${fmtRatio(ratio)} (${ratio === undefined ? "-" : ratio <= 1 ? "met" : "not met"})`
+  })
+  report.say("   Differences of per-request counts from separate servers. Issue 21's target: the features add no more")
+  report.say("   instructions over the Effect floor than over bare Fastify, i.e. the + features row at most 1.0x:")
+  report.say(`   ${featuresTarget.join(", ")}.`)
+  return {
+    perRequest: Object.fromEntries(Object.entries(counts).map(([kind, own]) => [LABEL[kind as Kind], own])),
+    split: Object.fromEntries(split.map(({ scenario, layers }) => [scenario, layers])),
+    requests: options.requests,
+    warmupRequests: options.warmupRequests
+  }
 }

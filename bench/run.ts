@@ -9,8 +9,9 @@
  *   repo     PetRepository adapters vs plain JS / raw SQL through the same client
  *   http     side by side over HTTP (autocannon, 50 connections, 10,000 pets in each server):
  *            Animal Store (memory, embedded, postgres) vs the bare node:http reference (the
- *            ceiling) and Fastify 5 peers on a Map and on PostgreSQL (bench/peers/); then
- *            Animal Store's spawn-to-first-200 per store
+ *            ceiling), Fastify 5 peers (bare, and with Animal Store's features: the fair
+ *            peer) and the Effect floor on a Map and on PostgreSQL (bench/peers/), with
+ *            issue 21's targets; then Animal Store's spawn-to-first-200 per store
  *   scale    PostgreSQL keyset paging through the HTTP API with 10^3 and 10^6 pets: first
  *            page vs a page 90% deep, unfiltered and by status
  *   inventory
@@ -20,9 +21,10 @@
  *   hostile  cost of rejecting large/invalid bodies; /healthz latency under a 1 MiB flood
  *   instructions
  *            instructions per request under valgrind's callgrind (repeatable within about 5%,
- *            unlike req/s on shared cores): Animal Store on memory vs the Effect floor,
- *            Fastify and the reference on a Map, for a list and a create; about 4.5 minutes,
- *            so not in --quick unless --sections names it; left out without valgrind
+ *            unlike req/s on shared cores): Animal Store on memory and PostgreSQL vs the
+ *            Effect floor, Fastify + features (Map and pg), bare Fastify and the reference,
+ *            for a list and a create, split into framework, features and store; about 8
+ *            minutes, so not in --quick unless --sections names it; left out without valgrind
  *
  * Flags (npm run bench -- <flags>):
  *   --quick          http and scale only; a 0.5 s warm-up per scenario and server, then
@@ -350,6 +352,7 @@ const instructionsSectionRun = async () => {
     report,
     work,
     apiKey: API_KEY,
+    pgUrl: await usablePgUrl("instructions"),
     scenarios: ["list", "create"],
     requests: 3_000,
     // Past V8's tiering: after 2,000 the counts still carried compile work (Animal Store's

@@ -1,7 +1,7 @@
 /**
  * The servers under test, each started as its own process with a clean environment:
- * Animal Store (as `npm start` runs it), the bare node:http reference, the Fastify peers and
- * the Effect floor peers.
+ * Animal Store (as `npm start` runs it), the bare node:http reference, the Fastify peers (bare,
+ * and with Animal Store's features) and the Effect floor peers.
  * Every process is tracked by lib.ts and stopped at the end of the run.
  */
 import type { ChildProcess } from "node:child_process"
@@ -91,6 +91,10 @@ const spawnServer = (
   return { name, port, child, spawnedAt, logPath, stderr: () => stderr }
 }
 
+/** Where a server's stdout, its request log, goes: a file in the run's work directory, for every server that logs. */
+const logFile = (work: string, name: string, port: number): string =>
+  join(work, `${name.replace(/[^a-z0-9]+/gi, "_")}-${port}.log`)
+
 const baseEnv = (): NodeJS.ProcessEnv => ({ PATH: process.env["PATH"] ?? "", HOME: process.env["HOME"] ?? "" })
 
 /**
@@ -129,7 +133,7 @@ export const spawnService = async (
 ): Promise<Server> => {
   await (bundled ??= bundleService())
   const port = await freePort()
-  const logPath = join(options.work, `${options.name.replace(/[^a-z0-9]+/gi, "_")}-${port}.log`)
+  const logPath = logFile(options.work, options.name, port)
   return spawnServer(options.name, startScript.args, port, {
     ...baseEnv(),
     ...startScript.env,
@@ -171,25 +175,39 @@ interface PeerOptions {
   readonly timeoutMs?: number
 }
 
+/** A peer that logs: its stdout (the request log) goes to a file in `work`, as Animal Store's does. */
+interface LoggingPeerOptions extends PeerOptions {
+  readonly work: string
+}
+
 const startPeer = async (
   script: string,
-  options: PeerOptions,
+  options: PeerOptions & { readonly work?: string; readonly features?: boolean },
   node: { readonly flags: ReadonlyArray<string>; readonly env: Record<string, string> } = { flags: [], env: {} }
 ): Promise<Server> => {
   const port = await freePort()
-  const args = { port, apiKeys: [options.apiKey], store: options.store, databaseUrl: options.databaseUrl }
+  const args = { port, apiKeys: [options.apiKey], store: options.store, databaseUrl: options.databaseUrl, features: options.features }
+  const logPath = options.work === undefined ? undefined : logFile(options.work, options.name, port)
   const server = spawnServer(
     options.name,
     [...node.flags, `${BENCH_DIR}peers/${script}`, JSON.stringify(args)],
     port,
     { ...baseEnv(), ...node.env },
-    undefined,
+    logPath,
     options.wrapper
   )
   return serving(server, options.apiKey, options.timeoutMs ?? 20_000)
 }
 
+/** Bare Fastify: its defaults, logger off (stdout ignored: it writes nothing). */
 export const startFastify = (options: PeerOptions): Promise<Server> => startPeer("fastify-server.ts", options)
+
+/**
+ * Fastify with Animal Store's features (peers/fastify-server.ts with `features`), the fair
+ * peer: its pino request log goes to a file, as Animal Store's does.
+ */
+export const startFastifyFeatures = (options: LoggingPeerOptions): Promise<Server> =>
+  startPeer("fastify-server.ts", { ...options, features: true })
 
 /**
  * The Effect floor: Effect's HTTP platform with the reference's request rules
@@ -202,7 +220,7 @@ export const startEffect = (options: PeerOptions): Promise<Server> =>
     env: startScript.env
   })
 
-/** Lines the service wrote to stdout (its request log). */
+/** Lines a server wrote to stdout (its request log). */
 export const logLines = (server: Server): number => {
   if (server.logPath === undefined) return 0
   try {

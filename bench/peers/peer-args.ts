@@ -1,7 +1,7 @@
 /**
  * The peers' command line, one JSON argument:
- * '{"port":1234,"apiKeys":["k"],"store":"map"}' (store "pg" needs "databaseUrl"),
- * and the PetStore it names.
+ * '{"port":1234,"apiKeys":["k"],"store":"map"}' (store "pg" needs "databaseUrl"; the
+ * Fastify peer also reads "features"), and the PetStore it names.
  */
 import { makeMapStore } from "./map-store.ts"
 import type { PetStore } from "./pet-store.ts"
@@ -12,6 +12,8 @@ export interface PeerArgs {
   readonly apiKeys: ReadonlyArray<string>
   readonly store: "map" | "pg"
   readonly databaseUrl?: string
+  /** Fastify only: Animal Store's features on (request log, request id, rate limit, metrics, headers). */
+  readonly features?: boolean
 }
 
 export const peerArgs = (): PeerArgs => JSON.parse(process.argv[2] ?? "{}") as PeerArgs
