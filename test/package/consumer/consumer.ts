@@ -12,6 +12,7 @@ import { Effect, Layer, Redacted } from "effect"
 import { FetchHttpClient, HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
 import { strict as assert } from "node:assert"
 import { createServer } from "node:http"
+import { inspect } from "node:util"
 
 // 1. The domain and the in-memory adapter as Effect layers, no HTTP at all.
 const withoutHttp = Effect.gen(function*() {
@@ -45,16 +46,24 @@ const mounted = Effect.gen(function*() {
   return base
 })
 
-// 3. The typed client talking to the running service, a 404 surfacing as a typed error.
+// 3. The typed client talking to the running service: the value, a page's cursor as the
+// opaque string of its Link, and a 404 surfacing as a typed error.
 const withClient = (base: string) =>
   Effect.gen(function*() {
     const client = yield* AnimalStoreClient
-    const { body: created } = yield* client.animals.createPet({
-      headers: {},
-      payload: { name: PetName.make("Tom"), categoryId: CategoryId.make(-(2n ** 63n)) }
-    })
-    assert.equal((yield* client.animals.getPet({ params: { petId: created.id } })).categoryId, -(2n ** 63n))
-    const missing = yield* client.animals.getPet({ params: { petId: PetId.make(999n) } }).pipe(
+    const { pet: tom, location } = yield* client.createPet({ name: PetName.make("Tom"), categoryId: CategoryId.make(-(2n ** 63n)) })
+    assert.equal(location, `/v1/pets/${tom.id}`)
+    assert.equal((yield* client.getPet(tom.id)).categoryId, -(2n ** 63n))
+    yield* client.createPet({ name: PetName.make("Jerry"), categoryId: CategoryId.make(1n) })
+    const first = yield* client.listPets({ limit: 1 })
+    assert.deepEqual(Object.keys(first), ["pets", "next"])
+    assert.ok(!inspect(first, { depth: 5 }).includes("~effect"))
+    assert.equal(typeof first.next, "string")
+    const second = yield* client.listPets({ limit: 1, cursor: first.next })
+    assert.notEqual(second.pets[0]?.id, first.pets[0]?.id)
+    assert.equal((yield* client.listPets()).next, undefined)
+    assert.equal(yield* petName(tom.id), "Tom")
+    const missing = yield* client.getPet(PetId.make(999n)).pipe(
       Effect.as("found"),
       Effect.catchTag("NotFound", (error) => Effect.succeed(`${error.status} ${error.code}`))
     )
@@ -65,6 +74,13 @@ const withClient = (base: string) =>
       AnimalStoreClient.layer({ baseUrl: `${base}/v1`, apiKey: "consumer-key" }).pipe(Layer.provide(FetchHttpClient.layer))
     )
   )
+
+// Exported, so its declaration must name the client's error types (TS2742/TS2883 otherwise).
+export const petName = (petId: PetId) =>
+  Effect.gen(function*() {
+    const client = yield* AnimalStoreClient
+    return (yield* client.getPet(petId)).name
+  })
 
 await Effect.runPromise(
   Effect.gen(function*() {

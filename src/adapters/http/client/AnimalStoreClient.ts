@@ -1,7 +1,14 @@
-import { Context, Layer, Redacted } from "effect"
-import { HttpClient, HttpClientRequest } from "effect/http"
-import { HttpApiClient } from "effect/http-api"
+import { Context, Effect, Layer, Redacted, Schema } from "effect"
+import { HttpClient, HttpClientError, HttpClientRequest } from "effect/http"
+import { type HttpApi, HttpApiClient, type HttpApiEndpoint, type HttpApiGroup } from "effect/http-api"
+import type { IdempotencyKey } from "../../../domain/idempotency/IdempotencyKey.ts"
+import type { OrderId } from "../../../domain/orders/OrderId.ts"
+import type { PetId } from "../../../domain/pets/PetId.ts"
 import { Api } from "../api/Api.ts"
+import { InvalidRequest } from "../api/ApiErrors.ts"
+import { CursorParam, OrderCursorParam } from "../api/PathAndQuery.ts"
+import type { NewPetJson, PetJson } from "../api/PetsApi.ts"
+import type { InventoryJson, NewOrderJson, OrderJson } from "../api/StoreApi.ts"
 
 /** How to reach an Animal Store service. */
 export interface ClientOptions {
@@ -11,32 +18,184 @@ export interface ClientOptions {
   readonly apiKey: Redacted.Redacted<string> | string
 }
 
+type Endpoints = typeof Api extends HttpApi.HttpApi<infer _Id, infer Groups> ? HttpApiGroup.Endpoints<Groups> : never
+
+/** The name of an operation of the API, as in its OpenAPI document: `"createPet"`, `"listOrders"`… */
+export type Operation = Endpoints["identifier"]
+
+/**
+ * What an operation can fail with: the typed errors its responses declare (`NotFound`,
+ * `Unauthorized`, `InvalidRequest`…, the classes of `animal-store/http/api`, also exported
+ * here), a transport failure, or a response that does not decode.
+ */
+export type ClientError<Op extends Operation> =
+  | HttpApiEndpoint.ErrorsWithIdentifier<Endpoints, Op>
+  | HttpClientError.HttpClientError
+  | Schema.SchemaError
+
+type QueryOf<Op extends Operation> = HttpApiEndpoint.Query<HttpApiEndpoint.WithIdentifier<Endpoints, Op>>["Type"]
+
+/** A pet as the API answers it. */
+export interface PetBody extends Schema.Schema.Type<typeof PetJson> {}
+/** The body of `createPet`. */
+export interface NewPetBody extends Schema.Schema.Type<typeof NewPetJson> {}
+/** An order as the API answers it. */
+export interface OrderBody extends Schema.Schema.Type<typeof OrderJson> {}
+/** The body of `placeOrder`. */
+export interface NewOrderBody extends Schema.Schema.Type<typeof NewOrderJson> {}
+/** Pets by status, and those without one. */
+export interface Inventory extends Schema.Schema.Type<typeof InventoryJson> {}
+
+/** The filters of `listPets`; `cursor` is a page's `next`, passed with the same filters. */
+export interface PetsQuery extends Omit<QueryOf<"listPets">, "cursor"> {
+  readonly cursor?: string | undefined
+}
+/** The filters of `listOrders`; `cursor` is a page's `next`, passed with the same filters. */
+export interface OrdersQuery extends Omit<QueryOf<"listOrders">, "cursor"> {
+  readonly cursor?: string | undefined
+}
+
+/** A page of pets; `next` is the opaque cursor of the following page, absent on the last. */
+export interface PetsPage {
+  readonly pets: ReadonlyArray<PetBody>
+  readonly next: string | undefined
+}
+/** A page of orders; `next` is the opaque cursor of the following page, absent on the last. */
+export interface OrdersPage {
+  readonly orders: ReadonlyArray<OrderBody>
+  readonly next: string | undefined
+}
+
+/** A stored pet and its `Location` (`/v1/pets/{id}`). */
+export interface CreatedPet {
+  readonly pet: PetBody
+  readonly location: string
+}
+/** A placed order and its `Location` (`/v1/store/orders/{id}`). */
+export interface PlacedOrder {
+  readonly order: OrderBody
+  readonly location: string
+}
+
+/** Options of the creates: an `Idempotency-Key` makes a retry safe (the first answer comes back). */
+export interface CreateOptions {
+  readonly idempotencyKey?: IdempotencyKey | undefined
+}
+
+/**
+ * The operations of the API, one method each, named as in its OpenAPI document. Each
+ * answers the value (a plain object where a header matters) or fails with the
+ * operation's {@link ClientError}.
+ */
+export interface AnimalStoreOperations {
+  readonly listPets: (query?: PetsQuery) => Effect.Effect<PetsPage, ClientError<"listPets">>
+  readonly createPet: (body: NewPetBody, options?: CreateOptions) => Effect.Effect<CreatedPet, ClientError<"createPet">>
+  /** Deprecated by the API: 410 `Gone` after its sunset. */
+  readonly getPet: (petId: PetId) => Effect.Effect<PetBody, ClientError<"getPet">>
+  readonly listOrders: (query?: OrdersQuery) => Effect.Effect<OrdersPage, ClientError<"listOrders">>
+  readonly placeOrder: (
+    body: NewOrderBody,
+    options?: CreateOptions
+  ) => Effect.Effect<PlacedOrder, ClientError<"placeOrder">>
+  readonly getOrder: (orderId: OrderId) => Effect.Effect<OrderBody, ClientError<"getOrder">>
+  readonly approveOrder: (orderId: OrderId) => Effect.Effect<OrderBody, ClientError<"approveOrder">>
+  readonly deliverOrder: (orderId: OrderId) => Effect.Effect<OrderBody, ClientError<"deliverOrder">>
+  readonly cancelOrder: (orderId: OrderId) => Effect.Effect<OrderBody, ClientError<"cancelOrder">>
+  readonly getInventory: () => Effect.Effect<Inventory, ClientError<"getInventory">>
+  /** effect's `HttpApiClient` for the same API (1.x's client: `raw.animals.getPet({ params: { petId } })`). */
+  readonly raw: HttpApiClient.ForApi<typeof Api>
+}
+
 // The API's paths already start with /v1, while the spec's base addresses end with it.
 const origin = (baseUrl: string | URL): string => String(baseUrl).replace(/\/+$/, "").replace(/\/v1$/, "")
 
+const NEXT_LINK = /<([^>]*)>\s*;\s*rel="?next"?/
+
+/** The cursor of a `Link: <...?cursor=...>; rel="next"` header, as the server wrote it. */
+const nextCursor = (link: string | undefined): string | undefined => {
+  const target = link === undefined ? undefined : NEXT_LINK.exec(link)?.[1]
+  return target === undefined ? undefined : new URL(target, "http://link.invalid").searchParams.get("cursor") ?? undefined
+}
+
+// The query schema takes the id a cursor stands for; the caller holds the cursor text.
+const cursorId = <S extends Schema.Codec<bigint, string>>(schema: S, cursor: string | undefined) =>
+  cursor === undefined
+    ? Effect.succeed(undefined)
+    : Schema.decodeEffect(schema)(cursor).pipe(
+      Effect.mapError(() => new InvalidRequest({ message: "cursor: is not a cursor this service issued" }))
+    )
+
+const idempotencyHeaders = (options: CreateOptions | undefined) =>
+  options?.idempotencyKey === undefined ? {} : { "idempotency-key": options.idempotencyKey }
+
+const make = (options: ClientOptions) =>
+  Effect.gen(function*() {
+    const raw = yield* HttpApiClient.make(Api, {
+      transformClient: HttpClient.mapRequest((request) =>
+        request.pipe(
+          HttpClientRequest.prependUrl(origin(options.baseUrl)),
+          HttpClientRequest.bearerToken(
+            typeof options.apiKey === "string" ? options.apiKey : Redacted.value(options.apiKey)
+          )
+        )
+      )
+    })
+    const operations: AnimalStoreOperations = {
+      listPets: Effect.fn("AnimalStoreClient.listPets")(function*({ cursor, ...filters }: PetsQuery = {}) {
+        const after = yield* cursorId(CursorParam, cursor)
+        const { body, headers } = yield* raw.animals.listPets({
+          query: after === undefined ? filters : { ...filters, cursor: after }
+        })
+        return { pets: body, next: nextCursor(headers.link) }
+      }),
+      createPet: Effect.fn("AnimalStoreClient.createPet")(function*(body: NewPetBody, options?: CreateOptions) {
+        const created = yield* raw.animals.createPet({ headers: idempotencyHeaders(options), payload: body })
+        return { pet: created.body, location: created.headers.location }
+      }),
+      getPet: Effect.fn("AnimalStoreClient.getPet")(function*(petId: PetId) {
+        return yield* raw.animals.getPet({ params: { petId } })
+      }),
+      listOrders: Effect.fn("AnimalStoreClient.listOrders")(function*({ cursor, ...filters }: OrdersQuery = {}) {
+        const after = yield* cursorId(OrderCursorParam, cursor)
+        const { body, headers } = yield* raw.store.listOrders({
+          query: after === undefined ? filters : { ...filters, cursor: after }
+        })
+        return { orders: body, next: nextCursor(headers.link) }
+      }),
+      placeOrder: Effect.fn("AnimalStoreClient.placeOrder")(function*(body: NewOrderBody, options?: CreateOptions) {
+        const placed = yield* raw.store.placeOrder({ headers: idempotencyHeaders(options), payload: body })
+        return { order: placed.body, location: placed.headers.location }
+      }),
+      getOrder: Effect.fn("AnimalStoreClient.getOrder")(function*(orderId: OrderId) {
+        return yield* raw.store.getOrder({ params: { orderId } })
+      }),
+      approveOrder: Effect.fn("AnimalStoreClient.approveOrder")(function*(orderId: OrderId) {
+        return yield* raw.store.approveOrder({ params: { orderId } })
+      }),
+      deliverOrder: Effect.fn("AnimalStoreClient.deliverOrder")(function*(orderId: OrderId) {
+        return yield* raw.store.deliverOrder({ params: { orderId } })
+      }),
+      cancelOrder: Effect.fn("AnimalStoreClient.cancelOrder")(function*(orderId: OrderId) {
+        return yield* raw.store.cancelOrder({ params: { orderId } })
+      }),
+      getInventory: Effect.fn("AnimalStoreClient.getInventory")(function*() {
+        return yield* raw.store.getInventory()
+      }),
+      raw
+    }
+    return operations
+  })
+
 /**
  * A typed client for the Animal Store HTTP API, derived from the same API definition as
- * the server: `client.animals.getPet({ params: { petId } })` returns a `Pet`-shaped value
- * or fails with the typed `NotFound`, `Unauthorized`, `InvalidRequest`… errors. int64
- * fields are `bigint`, exact in both directions.
+ * the server: `client.getPet(petId)` returns the pet or fails with the typed `NotFound`,
+ * `Unauthorized`, `InvalidRequest`… errors; `client.listPets({ status })` a page
+ * `{ pets, next }`. int64 fields are `bigint`, exact in both directions.
  */
-export class AnimalStoreClient extends Context.Service<AnimalStoreClient, HttpApiClient.ForApi<typeof Api>>()(
+export class AnimalStoreClient extends Context.Service<AnimalStoreClient, AnimalStoreOperations>()(
   "animal-store/http/AnimalStoreClient"
 ) {
   /** Builds the client on the HttpClient in context (e.g. `FetchHttpClient.layer`). */
   static readonly layer = (options: ClientOptions): Layer.Layer<AnimalStoreClient, never, HttpClient.HttpClient> =>
-    Layer.effect(
-      AnimalStoreClient,
-      HttpApiClient.make(Api, {
-        transformClient: HttpClient.mapRequest((request) =>
-          request.pipe(
-            HttpClientRequest.prependUrl(origin(options.baseUrl)),
-            HttpClientRequest.bearerToken(
-              typeof options.apiKey === "string" ? options.apiKey : Redacted.value(options.apiKey)
-            )
-          )
-        )
-      })
-    )
+    Layer.effect(AnimalStoreClient, make(options))
 }
-

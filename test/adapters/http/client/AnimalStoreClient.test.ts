@@ -3,6 +3,7 @@ import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
 import { FetchHttpClient, HttpRouter, HttpServer } from "effect/http"
 import { createServer } from "node:http"
+import { inspect } from "node:util"
 import * as ApiKeysStatic from "../../../../src/adapters/apikeys/ApiKeysStatic.ts"
 import { AnimalStoreClient } from "../../../../src/adapters/http/client/AnimalStoreClient.ts"
 import * as HttpApp from "../../../../src/adapters/http/server/HttpApp.ts"
@@ -10,6 +11,7 @@ import * as StoreMemory from "../../../../src/adapters/memory/StoreMemory.ts"
 import { CategoryId } from "../../../../src/domain/pets/CategoryId.ts"
 import { PetId } from "../../../../src/domain/pets/PetId.ts"
 import { IdempotencyKey } from "../../../../src/domain/idempotency/IdempotencyKey.ts"
+import { OrderId } from "../../../../src/domain/orders/OrderId.ts"
 import { PetName } from "../../../../src/domain/pets/PetName.ts"
 
 const KEY = "client-test-key"
@@ -36,82 +38,156 @@ const clientWith = (apiKey: string) =>
     )
   })
 
+// A value the client answers is plain data: no framework keys, in any rendering.
+const assertPlain = (value: object, keys: ReadonlyArray<string>) => {
+  assert.deepStrictEqual(Object.keys(value), keys)
+  assert.notInclude(inspect(value, { depth: 5 }), "~effect")
+  assert.strictEqual(Object.getPrototypeOf(value), Object.prototype)
+}
+
+const available = (name: string, categoryId = 1n) => ({
+  name: PetName.make(name),
+  categoryId: CategoryId.make(categoryId),
+  status: "available" as const
+})
+
 layer(Server)("AnimalStoreClient against the real server", (it) => {
-  it.effect("creates, reads and lists with int64 values exact in both directions", () =>
+  it.effect("createPet(body) answers { pet, location }; getPet(id) the pet; int64 exact both ways", () =>
     Effect.gen(function*() {
       const client = yield* clientWith(KEY)
-      const categoryId = CategoryId.make(9007199254740993n)
-      const { body: created, headers } = yield* client.animals.createPet({
-        headers: {},
-        payload: { name: PetName.make("Rex"), categoryId, status: "available" }
-      })
-      assert.strictEqual(created.categoryId, 9007199254740993n)
-      assert.strictEqual(headers.location, `/v1/pets/${created.id}`)
-      const fetched = yield* client.animals.getPet({ params: { petId: created.id } })
-      assert.deepStrictEqual(fetched, created)
-      const listed = yield* client.animals.listPets({ query: { status: "available" } })
-      assert.deepStrictEqual(listed.body.find((pet) => pet.id === created.id), created)
-      const { body: extreme } = yield* client.animals.createPet({
-        headers: {},
-        payload: { name: PetName.make("Max"), categoryId: CategoryId.make(-(2n ** 63n)) }
-      })
-      assert.strictEqual((yield* client.animals.getPet({ params: { petId: extreme.id } })).categoryId, -(2n ** 63n))
+      const created = yield* client.createPet(available("Rex", 9007199254740993n))
+      assertPlain(created, ["pet", "location"])
+      assert.strictEqual(created.pet.categoryId, 9007199254740993n)
+      assert.strictEqual(created.location, `/v1/pets/${created.pet.id}`)
+      assert.deepStrictEqual(yield* client.getPet(created.pet.id), created.pet)
+      const { pet: extreme } = yield* client.createPet({ name: PetName.make("Max"), categoryId: CategoryId.make(-(2n ** 63n)) })
+      assert.strictEqual((yield* client.getPet(extreme.id)).categoryId, -(2n ** 63n))
       assert.isFalse("status" in extreme)
     }))
 
-  it.effect("an Idempotency-Key makes a retry return the first pet; another body with it is the typed 422", () =>
+  it.effect("listPets() pages as { pets, next }: next is the Link's opaque cursor, undefined on the last page", () =>
     Effect.gen(function*() {
       const client = yield* clientWith(KEY)
-      const headers = { "idempotency-key": IdempotencyKey.make("client-retry-1") }
-      const payload = { name: PetName.make("Once"), categoryId: CategoryId.make(7n) }
-      const first = yield* client.animals.createPet({ headers, payload })
-      const retry = yield* client.animals.createPet({ headers, payload })
-      assert.deepStrictEqual(retry.body, first.body)
-      assert.strictEqual(retry.headers.location, first.headers.location)
-      const other = yield* Effect.flip(
-        client.animals.createPet({ headers, payload: { ...payload, name: PetName.make("Twice") } })
-      )
+      const mine = [
+        (yield* client.createPet(available("Page-1"))).pet.id,
+        (yield* client.createPet(available("Page-2"))).pet.id,
+        (yield* client.createPet(available("Page-3"))).pet.id
+      ]
+      const first = yield* client.listPets({ limit: 2 })
+      assertPlain(first, ["pets", "next"])
+      assert.lengthOf(first.pets, 2)
+      assert.isString(first.next)
+      assert.notMatch(first.next!, /^\d+$/)
+      const seen: Array<bigint> = []
+      let page = first
+      while (true) {
+        seen.push(...page.pets.map((pet) => pet.id))
+        if (page.next === undefined) break
+        page = yield* client.listPets({ limit: 2, cursor: page.next })
+      }
+      assert.strictEqual(new Set(seen).size, seen.length)
+      for (const id of mine) assert.include(seen, id)
+      const all = yield* client.listPets()
+      assert.isUndefined(all.next)
+      assert.deepStrictEqual(all.pets.map((pet) => pet.id), seen)
+      const availableOnly = yield* client.listPets({ status: "available" })
+      assert.isTrue(availableOnly.pets.every((pet) => pet.status === "available"))
+    }))
+
+  it.effect("a cursor the service did not issue fails with the typed InvalidRequest", () =>
+    Effect.gen(function*() {
+      const client = yield* clientWith(KEY)
+      const error = yield* Effect.flip(client.listPets({ cursor: "not-a-cursor" }))
+      assert.strictEqual(error._tag, "InvalidRequest")
+      if (error._tag === "InvalidRequest") assert.include(error.message, "cursor")
+    }))
+
+  it.effect("an idempotencyKey makes a retry return the first pet; another body with it is the typed 422", () =>
+    Effect.gen(function*() {
+      const client = yield* clientWith(KEY)
+      const options = { idempotencyKey: IdempotencyKey.make("client-retry-1") }
+      const body = { name: PetName.make("Once"), categoryId: CategoryId.make(7n) }
+      const first = yield* client.createPet(body, options)
+      const retry = yield* client.createPet(body, options)
+      assert.deepStrictEqual(retry, first)
+      const other = yield* Effect.flip(client.createPet({ ...body, name: PetName.make("Twice") }, options))
       assert.strictEqual(other._tag, "IdempotencyKeyReused")
+      const placed = yield* client.placeOrder({ petId: (yield* client.createPet(available("Kept"))).pet.id }, {
+        idempotencyKey: IdempotencyKey.make("client-order-1")
+      })
+      const replayed = yield* client.placeOrder({ petId: placed.order.petId }, {
+        idempotencyKey: IdempotencyKey.make("client-order-1")
+      })
+      assert.deepStrictEqual(replayed, placed)
     }))
 
   it.effect("a missing pet fails with the typed NotFound error", () =>
     Effect.gen(function*() {
       const client = yield* clientWith(KEY)
-      const error = yield* Effect.flip(client.animals.getPet({ params: { petId: PetId.make(424242n) } }))
+      const error = yield* Effect.flip(client.getPet(PetId.make(424242n)))
       assert.strictEqual(error._tag, "NotFound")
       if (error._tag === "NotFound") {
         assert.strictEqual(error.code, "not_found")
         assert.strictEqual(error.status, 404)
       }
+      assert.strictEqual((yield* Effect.flip(client.getOrder(OrderId.make(424242n))))._tag, "NotFound")
     }))
 
-  it.effect("orders a pet, moves the order, and meets the typed 409s", () =>
+  it.effect("places, reads, approves, delivers, cancels and lists orders, and meets the typed 409s", () =>
     Effect.gen(function*() {
       const client = yield* clientWith(KEY)
-      const { body: pet } = yield* client.animals.createPet({
-        headers: {},
-        payload: { name: PetName.make("Ordered"), categoryId: CategoryId.make(1n), status: "available" }
-      })
-      const { body: order, headers } = yield* client.store.placeOrder({ headers: {}, payload: { petId: pet.id } })
-      assert.strictEqual(order.petId, pet.id)
-      assert.strictEqual(order.status, "placed")
-      assert.strictEqual(headers.location, `/v1/store/orders/${order.id}`)
-      const again = yield* Effect.flip(client.store.placeOrder({ headers: {}, payload: { petId: pet.id } }))
-      assert.strictEqual(again._tag, "PetNotAvailableConflict")
-      const delivered = yield* Effect.flip(client.store.deliverOrder({ params: { orderId: order.id } }))
-      assert.strictEqual(delivered._tag, "InvalidTransition")
-      const cancelled = yield* client.store.cancelOrder({ params: { orderId: order.id } })
+      const { pet } = yield* client.createPet(available("Ordered"))
+      const placed = yield* client.placeOrder({ petId: pet.id })
+      assertPlain(placed, ["order", "location"])
+      assert.strictEqual(placed.order.petId, pet.id)
+      assert.strictEqual(placed.order.status, "placed")
+      assert.strictEqual(placed.location, `/v1/store/orders/${placed.order.id}`)
+      assert.strictEqual((yield* Effect.flip(client.placeOrder({ petId: pet.id })))._tag, "PetNotAvailableConflict")
+      assert.strictEqual((yield* Effect.flip(client.deliverOrder(placed.order.id)))._tag, "InvalidTransition")
+      const approved = yield* client.approveOrder(placed.order.id)
+      assert.strictEqual(approved.status, "approved")
+      const delivered = yield* client.deliverOrder(placed.order.id)
+      assert.strictEqual(delivered.status, "delivered")
+      assert.isTrue(delivered.complete)
+      assert.deepStrictEqual(yield* client.getOrder(placed.order.id), delivered)
+
+      const { pet: other } = yield* client.createPet(available("Cancelled"))
+      const { order } = yield* client.placeOrder({ petId: other.id })
+      const cancelled = yield* client.cancelOrder(order.id)
       assert.strictEqual(cancelled.status, "cancelled")
-      assert.deepStrictEqual(yield* client.store.getOrder({ params: { orderId: order.id } }), cancelled)
-      const inventory = yield* client.store.getInventory()
-      assert.isAtLeast(inventory.available, 1)
+      assert.deepStrictEqual(yield* client.getOrder(order.id), cancelled)
+
+      const first = yield* client.listOrders({ limit: 1 })
+      assertPlain(first, ["orders", "next"])
+      assert.lengthOf(first.orders, 1)
+      const second = yield* client.listOrders({ limit: 1, cursor: first.next })
+      assert.notStrictEqual(second.orders[0]!.id, first.orders[0]!.id)
+      const forPet = yield* client.listOrders({ petId: other.id })
+      assert.deepStrictEqual(forPet, { orders: [cancelled], next: undefined })
+    }))
+
+  it.effect("getInventory() counts pets by status", () =>
+    Effect.gen(function*() {
+      const client = yield* clientWith(KEY)
+      const before = yield* client.getInventory()
+      yield* client.createPet(available("Counted"))
+      const after = yield* client.getInventory()
+      assertPlain(after, ["available", "pending", "sold", "none"])
+      assert.strictEqual(after.available, before.available + 1)
     }))
 
   it.effect("a wrong key fails with the typed Unauthorized error", () =>
     Effect.gen(function*() {
       const client = yield* clientWith("wrong")
-      const error = yield* Effect.flip(client.animals.listPets({ query: {} }))
+      const error = yield* Effect.flip(client.listPets())
       assert.strictEqual(error._tag, "Unauthorized")
       if (error._tag === "Unauthorized") assert.isTrue(error.invalidToken)
+    }))
+
+  it.effect("raw is effect's HttpApiClient for the same API (the 1.x shape)", () =>
+    Effect.gen(function*() {
+      const client = yield* clientWith(KEY)
+      const { pet } = yield* client.createPet(available("Raw"))
+      assert.deepStrictEqual(yield* client.raw.animals.getPet({ params: { petId: pet.id } }), pet)
     }))
 })
