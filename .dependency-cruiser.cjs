@@ -10,7 +10,7 @@ module.exports = {
       comment: "The domain is pure: it imports other domain modules and effect, nothing else (no node:, no ports, no adapters).",
       severity: "error",
       from: { path: "^src/domain/" },
-      to: { pathNot: ["^src/domain/", "^node_modules/effect/"] }
+      to: { pathNot: ["^src/domain/", "(^|/)node_modules/effect/"] }
     },
     {
       name: "application-imports-only-inward",
@@ -24,7 +24,7 @@ module.exports = {
       comment: "A port names what the domain needs; it knows nothing of adapters.",
       severity: "error",
       from: { path: "^src/ports/" },
-      to: { pathNot: ["^src/domain/", "^src/ports/", "^node_modules/effect/"] }
+      to: { pathNot: ["^src/domain/", "^src/ports/", "(^|/)node_modules/effect/"] }
     },
     {
       name: "no-composition-root-from-inside",
