@@ -27,6 +27,8 @@ export interface Options {
   readonly listen: boolean
   /** Embedded: the opening begun at start-up, adopted when it is of the configured directory. */
   readonly opening?: EmbeddedOpening.Opening | undefined
+  /** Embedded: open only a directory that holds a database already (see EmbeddedDatabase.Options). */
+  readonly existingOnly?: boolean | undefined
   /**
    * PostgreSQL: the database can be replaced under the instance; watched, this fails
    * once its schema is seen gone.
@@ -88,7 +90,11 @@ const layers = (config: StoreConfig, options: Options) => Effect.promise(async (
 const embedded = async (config: StoreConfig, options: Options) => {
   const EmbeddedDatabase = await import("./adapters/embedded/EmbeddedDatabase.ts")
   const opening = adopts(config, options.opening) ? options.opening : undefined
-  return ReleaseDeadline.layer(EMBEDDED_DATABASE)(EmbeddedDatabase.layer({ dataDir: config.dataDir, opening }))
+  return ReleaseDeadline.layer(EMBEDDED_DATABASE)(EmbeddedDatabase.layer({
+    dataDir: config.dataDir,
+    opening,
+    existingOnly: options.existingOnly
+  }))
 }
 
 const postgres = (config: StoreConfig, options: Options) =>

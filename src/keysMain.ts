@@ -8,7 +8,8 @@
  *   through LISTEN/NOTIFY.
  * - embedded, service running: its admin port (the data directory is one process's),
  *   so the service changes its own cache at once.
- * - embedded, no service: the data directory directly, holding its lock meanwhile.
+ * - embedded, no service: the data directory directly, holding its lock meanwhile; one
+ *   that holds no database is refused, never initialised.
  * - memory: nothing to manage; the keys live and die with the service process.
  */
 // Deep imports: the package index loads every platform module (redis, undici …).
@@ -29,7 +30,8 @@ const main = Effect.gen(function*() {
   // The store's settings only: no HTTP setting can stop key management.
   const config = yield* StoreConfig
   // A short-lived command: two connections are plenty, and it keeps no key cache to update.
-  const keyAdmin = StoreWiring.keyAdmin(config, { poolSize: 2, listen: false })
+  // It manages a store the service made: a mistyped DATA_DIR must not become a new one.
+  const keyAdmin = StoreWiring.keyAdmin(config, { poolSize: 2, listen: false, existingOnly: true })
   yield* Command.run(KeysCommand.make(keyAdmin), { version: VERSION })
 }).pipe(
   // Usage errors are already printed by the CLI module.

@@ -10,7 +10,7 @@ import * as Path from "node:path"
 import { describe, expect, it } from "vitest"
 import { createKey, KEY_PATTERN, keysCli } from "./KeysCli.ts"
 import { createDatabase, databaseUrl, postgresAvailable, query } from "./PgAdmin.ts"
-import { eventually, initializedDataDir, repoRoot, type ServiceProcess, startService } from "./ServiceProcess.ts"
+import { eventually, initializedDataDir, repoRoot, type ServiceProcess, startService, tempDir } from "./ServiceProcess.ts"
 import { cleanUpProcesses } from "./Cleanup.ts"
 
 cleanUpProcesses()
@@ -114,6 +114,24 @@ describe("the command itself", () => {
     expect(result.code, result.stderr).toBe(0)
     expect(result.stdout.trim()).toBe(`animal-store-keys v${version}`)
   }, 30_000)
+})
+
+describe("a DATA_DIR without a database", () => {
+  it("is refused, not made into a new store: a missing directory and an empty one stay as they were", async () => {
+    const parent = tempDir()
+    const missing = Path.join(parent, "mistyped")
+    const empty = Path.join(parent, "empty")
+    Fs.mkdirSync(empty)
+    for (const dataDir of [missing, empty]) {
+      const result = await keysCli(["list"], { STORE: "embedded", DATA_DIR: dataDir })
+      expect(result.code, result.stderr).toBe(1)
+      expect(result.stderr.trim()).toBe(
+        `animal-store-keys: DATA_DIR ${dataDir} holds no Animal Store database; \`npm start\` creates one there`
+      )
+    }
+    expect(Fs.existsSync(missing)).toBe(false)
+    expect(Fs.readdirSync(empty)).toEqual([])
+  }, 60_000)
 })
 
 describe("the command reads only the store's settings", () => {
