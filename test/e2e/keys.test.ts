@@ -76,6 +76,12 @@ describe("embedded store", () => {
     const revoked = await keysCli(["revoke", "reader"], env)
     expect(revoked.code, revoked.stderr).toBe(0)
     expect(await statusOf(first, reader, "GET")).toBe(401)
+    // Through the admin port too, a revoked key is named as such, not as unknown.
+    const rotateRevoked = await keysCli(["rotate", "reader"], env)
+    expect(rotateRevoked.code).toBe(1)
+    expect(rotateRevoked.stderr.trim()).toMatch(
+      /^animal-store-keys: the API key "reader" was revoked at \d{4}-\d\d-\d\dT[\d:.]+Z; create a new one with `create --name reader`$/
+    )
 
     const rotated = await keysCli(["rotate", "bootstrap", "--grace", "1h"], env)
     expect(rotated.code, rotated.stderr).toBe(0)
