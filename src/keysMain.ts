@@ -19,6 +19,7 @@ import { Effect, Exit } from "effect"
 import { CliError, Command } from "effect/cli"
 import { readFileSync } from "node:fs"
 import * as KeysCommand from "./adapters/cli/KeysCommand.ts"
+import * as UsagePresenter from "./adapters/cli/UsagePresenter.ts"
 import * as FailureReport from "./FailureReport.ts"
 import { StoreConfig } from "./StoreConfig.ts"
 import * as StoreWiring from "./StoreWiring.ts"
@@ -34,9 +35,9 @@ const main = Effect.gen(function*() {
   const keyAdmin = StoreWiring.keyAdmin(config, { poolSize: 2, listen: false, existingOnly: true })
   yield* Command.run(KeysCommand.make(keyAdmin), { version: VERSION })
 }).pipe(
-  // Usage errors are already printed by the CLI module.
+  // Usage errors are already printed, one line each, by the presenter.
   Effect.tapCause(FailureReport.report("animal-store-keys", CliError.isCliError)),
-  Effect.provide(NodeServices.layer)
+  Effect.provide([UsagePresenter.layer, NodeServices.layer])
 )
 
 NodeRuntime.runMain(main, {

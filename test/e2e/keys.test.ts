@@ -140,6 +140,26 @@ describe("a DATA_DIR without a database", () => {
   }, 60_000)
 })
 
+describe("a usage error", () => {
+  it("is the one line that matters and where help is, not the whole help", async () => {
+    const missing = await keysCli(["create"], {})
+    expect(missing.code).toBe(1)
+    expect(missing.stdout).toBe("")
+    expect(missing.stderr).toBe(
+      "animal-store-keys create: Missing required flag: --name (see animal-store-keys create --help)\n"
+    )
+    const unknown = await keysCli(["bogus"], {})
+    expect(unknown.code).toBe(1)
+    expect(unknown.stdout).toBe("")
+    expect(unknown.stderr.trim().split("\n")).toHaveLength(1)
+    expect(unknown.stderr).toMatch(/^animal-store-keys: Unknown subcommand "bogus".* \(see animal-store-keys --help\)$/m)
+    // Asked for, help is still all there.
+    const help = await keysCli(["create", "--help"], {})
+    expect(help.code, help.stderr).toBe(0)
+    expect(help.stdout).toContain("--expires-in")
+  }, 30_000)
+})
+
 describe("the command reads only the store's settings", () => {
   it("a bad HTTP setting (CORS_ORIGINS, PORT) cannot stop it; a bad store setting still does", async () => {
     const dataDir = await initializedDataDir()
