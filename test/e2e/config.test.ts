@@ -3,8 +3,12 @@
  * plain line naming the variable; a run without API_KEYS makes up a key.
  */
 import { afterAll, afterEach, describe, expect, it } from "vitest"
+import * as Fs from "node:fs"
 import { createServer } from "node:net"
+import * as Path from "node:path"
+import { entry as mainScript } from "../../scripts/bundle.ts"
 import { freePort, killAll, removeTempDirs, startService, tempDir } from "./ServiceProcess.ts"
+import { startScript } from "./StartScript.ts"
 
 afterEach(killAll)
 afterAll(async () => {
@@ -119,4 +123,22 @@ describe("without API_KEYS", () => {
     expect(firstKey).not.toBe(secondKey)
     expect((await second.request("GET", "/v1/pets", { apiKey: firstKey ?? "" })).status).toBe(401)
   }, 30_000)
+})
+
+describe(".env in the working directory", () => {
+  it("npm start's command reads it when present; the environment still wins", async () => {
+    const cwd = tempDir()
+    Fs.writeFileSync(Path.join(cwd, ".env"), "# local settings\nAPI_KEYS=from-dotenv\nLOG_LEVEL=warn\n")
+    const nodeArgs = [...startScript().flags, mainScript]
+    const service = await startService({ cwd, nodeArgs, env: { STORE: "memory", LOG_LEVEL: "info" } })
+    const pet = { name: "Dot", categoryId: 1, status: "available" }
+    expect((await service.request("POST", "/v1/pets", { apiKey: "from-dotenv", body: pet })).status).toBe(201)
+    expect((await service.request("POST", "/v1/pets", { apiKey: "another", body: pet })).status).toBe(401)
+    // LOG_LEVEL=info from the environment, not .env's warn: the per-request line is there.
+    expect(service.stdout).toContain("Sent HTTP response")
+
+    // Without a .env, the same command starts as before.
+    const plain = await startService({ cwd: tempDir(), nodeArgs, env: { STORE: "memory" } })
+    expect(plain.stderr).toMatch(/No API_KEYS set\. This run accepts one generated key/)
+  }, 60_000)
 })
