@@ -15,7 +15,9 @@ export const StoreConfig = Config.all({
   ).pipe(Config.withDefault(10)),
   databaseConnectTimeout: Config.Duration("DATABASE_CONNECT_TIMEOUT").pipe(Config.withDefault(Duration.seconds(5))),
   databaseStatementTimeout: Config.Duration("DATABASE_STATEMENT_TIMEOUT").pipe(Config.withDefault(Duration.seconds(5))),
-  dataDir: Config.String("DATA_DIR").pipe(Config.withDefault(StoreDefaults.DATA_DIR))
+  dataDir: Config.String("DATA_DIR").pipe(Config.withDefault(StoreDefaults.DATA_DIR)),
+  // off: the schema is migrated beforehand (`npm run migrate -- apply`); a start only checks it.
+  migrate: Config.schema(Schema.Literals(["on", "off"]), "MIGRATE").pipe(Config.withDefault("on" as const))
 }).pipe(
   Config.map((config) => ({
     ...config,

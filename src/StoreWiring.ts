@@ -27,6 +27,8 @@ export interface Options {
   readonly listen: boolean
   /** Embedded: the opening begun at start-up, adopted when it is of the configured directory. */
   readonly opening?: EmbeddedOpening.Opening | undefined
+  /** Embedded: open only a directory that holds a database already (see EmbeddedDatabase.Options). */
+  readonly existingOnly?: boolean | undefined
   /**
    * PostgreSQL: the database can be replaced under the instance; watched, this fails
    * once its schema is seen gone.
@@ -73,7 +75,7 @@ const layers = (config: StoreConfig, options: Options) => Effect.promise(async (
     import("./adapters/postgres/keys/ApiKeyStoreSql.ts")
   ])
   const timeout = { timeout: config.databaseStatementTimeout }
-  const database = config.store === "embedded" ? await embedded(config, options) : postgres(config, options)
+  const database = await sqlDatabase(config, options)
   const keys = ApiKeyStoreSql.layer({ ...timeout, listen: options.listen && config.store === "postgres" })
   const all = Layer.mergeAll(
     // PGlite's one connection carries every call's statements (see PetRepositorySql.Options).
@@ -85,10 +87,27 @@ const layers = (config: StoreConfig, options: Options) => Effect.promise(async (
   return { all: Layer.provide(all, database), keys: Layer.provide(keys, database) }
 })
 
+// PGlite in the data directory, or the PostgreSQL server's connection pool.
+// With MIGRATE=off, with it what the migrations do at start (Migrations.AtStart): check only.
+const sqlDatabase = async (config: StoreConfig, options: Options) => {
+  const database = config.store === "embedded" ? await embedded(config, options) : postgres(config, options)
+  if (config.migrate === "on") return database
+  const Migrations = await import("./adapters/postgres/Migrations.ts")
+  // Provided to the database too: PostgreSQL's schema watch builds the migrations first.
+  return Layer.provideMerge(
+    database,
+    Layer.succeed(Migrations.AtStart)({ _tag: "Check", why: "MIGRATE=off (run `npm run migrate -- apply` first)" })
+  )
+}
+
 const embedded = async (config: StoreConfig, options: Options) => {
   const EmbeddedDatabase = await import("./adapters/embedded/EmbeddedDatabase.ts")
   const opening = adopts(config, options.opening) ? options.opening : undefined
-  return ReleaseDeadline.layer(EMBEDDED_DATABASE)(EmbeddedDatabase.layer({ dataDir: config.dataDir, opening }))
+  return ReleaseDeadline.layer(EMBEDDED_DATABASE)(EmbeddedDatabase.layer({
+    dataDir: config.dataDir,
+    opening,
+    existingOnly: options.existingOnly
+  }))
 }
 
 const postgres = (config: StoreConfig, options: Options) =>
@@ -140,4 +159,16 @@ export const keyAdmin = (config: StoreConfig, options: Options) =>
     }
     const { keys } = yield* layers(config, options)
     return Layer.provide(ApiKeyAdminLocal.layer, keys)
+  }))
+
+/**
+ * The store's SQL database alone, for the migrate command: PGlite in the data directory
+ * (held, as by a service, while the command runs) or the PostgreSQL server.
+ */
+export const database = (config: StoreConfig, options: Options) =>
+  Layer.unwrap(Effect.gen(function*() {
+    if (config.store === "memory") {
+      return yield* Effect.fail(new Error("STORE=memory has no schema: there is nothing to migrate"))
+    }
+    return yield* Effect.promise(() => sqlDatabase(config, options))
   }))

@@ -8,7 +8,8 @@
  *   through LISTEN/NOTIFY.
  * - embedded, service running: its admin port (the data directory is one process's),
  *   so the service changes its own cache at once.
- * - embedded, no service: the data directory directly, holding its lock meanwhile.
+ * - embedded, no service: the data directory directly, holding its lock meanwhile; one
+ *   that holds no database is refused, never initialised.
  * - memory: nothing to manage; the keys live and die with the service process.
  */
 // Deep imports: the package index loads every platform module (redis, undici …).
@@ -18,6 +19,7 @@ import { Effect, Exit } from "effect"
 import { CliError, Command } from "effect/cli"
 import { readFileSync } from "node:fs"
 import * as KeysCommand from "./adapters/cli/KeysCommand.ts"
+import * as UsagePresenter from "./adapters/cli/UsagePresenter.ts"
 import * as FailureReport from "./FailureReport.ts"
 import { StoreConfig } from "./StoreConfig.ts"
 import * as StoreWiring from "./StoreWiring.ts"
@@ -29,12 +31,13 @@ const main = Effect.gen(function*() {
   // The store's settings only: no HTTP setting can stop key management.
   const config = yield* StoreConfig
   // A short-lived command: two connections are plenty, and it keeps no key cache to update.
-  const keyAdmin = StoreWiring.keyAdmin(config, { poolSize: 2, listen: false })
+  // It manages a store the service made: a mistyped DATA_DIR must not become a new one.
+  const keyAdmin = StoreWiring.keyAdmin(config, { poolSize: 2, listen: false, existingOnly: true })
   yield* Command.run(KeysCommand.make(keyAdmin), { version: VERSION })
 }).pipe(
-  // Usage errors are already printed by the CLI module.
+  // Usage errors are already printed, one line each, by the presenter.
   Effect.tapCause(FailureReport.report("animal-store-keys", CliError.isCliError)),
-  Effect.provide(NodeServices.layer)
+  Effect.provide([UsagePresenter.layer, NodeServices.layer])
 )
 
 NodeRuntime.runMain(main, {

@@ -3,8 +3,12 @@
  * plain line naming the variable; a run without API_KEYS makes up a key.
  */
 import { afterAll, afterEach, describe, expect, it } from "vitest"
+import * as Fs from "node:fs"
 import { createServer } from "node:net"
-import { freePort, killAll, removeTempDirs, startService, tempDir } from "./ServiceProcess.ts"
+import * as Path from "node:path"
+import { entry as mainScript } from "../../scripts/bundle.ts"
+import { eventually, freePort, killAll, removeTempDirs, startService, tempDir } from "./ServiceProcess.ts"
+import { startScript } from "./StartScript.ts"
 
 afterEach(killAll)
 afterAll(async () => {
@@ -34,6 +38,7 @@ const badValues: ReadonlyArray<{ readonly env: Record<string, string>; readonly 
   { env: { RATE_LIMIT: "0/s" }, names: /RATE_LIMIT/ },
   { env: { RATE_LIMIT_ADDRESS: "off" }, names: /RATE_LIMIT_ADDRESS/ },
   { env: { TRUST_PROXY: "everyone" }, names: /TRUST_PROXY/ },
+  { env: { MIGRATE: "later" }, names: /MIGRATE/ },
   // A Redis that does not answer at start is a configuration error, not an outage to ride out.
   { env: { RATE_LIMIT: "200/2s", REDIS_URL: "redis://127.0.0.1:1" }, names: /REDIS_URL: Redis does not answer: connect ECONNREFUSED 127\.0\.0\.1:1/ }
 ]
@@ -119,4 +124,23 @@ describe("without API_KEYS", () => {
     expect(firstKey).not.toBe(secondKey)
     expect((await second.request("GET", "/v1/pets", { apiKey: firstKey ?? "" })).status).toBe(401)
   }, 30_000)
+})
+
+describe(".env in the working directory", () => {
+  it("npm start's command reads it when present; the environment still wins", async () => {
+    const cwd = tempDir()
+    Fs.writeFileSync(Path.join(cwd, ".env"), "# local settings\nAPI_KEYS=from-dotenv\nLOG_LEVEL=warn\n")
+    const nodeArgs = [...startScript().flags, mainScript]
+    const service = await startService({ cwd, nodeArgs, env: { STORE: "memory", LOG_LEVEL: "info" } })
+    const pet = { name: "Dot", categoryId: 1, status: "available" }
+    expect((await service.request("POST", "/v1/pets", { apiKey: "from-dotenv", body: pet })).status).toBe(201)
+    expect((await service.request("POST", "/v1/pets", { apiKey: "another", body: pet })).status).toBe(401)
+    // LOG_LEVEL=info from the environment, not .env's warn: the per-request line is there
+    // (written as the response goes, so it may reach the pipe just after it).
+    await eventually(() => Promise.resolve(service.stdout.includes("Sent HTTP response")), 10_000, "the request's log line")
+
+    // Without a .env, the same command starts as before.
+    const plain = await startService({ cwd: tempDir(), nodeArgs, env: { STORE: "memory" } })
+    expect(plain.stderr).toMatch(/No API_KEYS set\. This run accepts one generated key/)
+  }, 60_000)
 })

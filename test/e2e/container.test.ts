@@ -17,6 +17,7 @@ import { promisify } from "node:util"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
 import { entry } from "../../scripts/bundle.ts"
 import { createPet, killAll, listAll, nodeBin, removeTempDirs, repoRoot, startService, tempDir } from "./ServiceProcess.ts"
+import { startScript } from "./StartScript.ts"
 
 const run = promisify(execFile)
 const API_KEY = "container-test-key"
@@ -27,23 +28,6 @@ afterAll(async () => {
   await killAll()
   removeTempDirs()
 })
-
-/** package.json's start script, split into its variables, node's flags and the entry. */
-const startScript = (): { readonly env: Record<string, string>; readonly flags: Array<string>; readonly entry: string } => {
-  const script: string = JSON.parse(Fs.readFileSync(Path.join(repoRoot, "package.json"), "utf8")).scripts.start
-  const words = script.trim().split(/\s+/)
-  const env: Record<string, string> = {}
-  while (words[0] !== undefined && /^[A-Z_]+=/.test(words[0])) {
-    const [name, value] = words.shift()!.split(/=(.*)/) as [string, string]
-    env[name] = value
-  }
-  if (words.shift() !== "node") throw new Error(`the start script does not run node: ${script}`)
-  const target = words.pop()
-  if (target === undefined || words.some((word) => !word.startsWith("--"))) {
-    throw new Error(`the start script is not \`node <flags> <entry>\`: ${script}`)
-  }
-  return { env, flags: words, entry: target }
-}
 
 const dockerfile = () => Fs.readFileSync(Path.join(repoRoot, "Dockerfile"), "utf8")
 

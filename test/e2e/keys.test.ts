@@ -10,7 +10,7 @@ import * as Path from "node:path"
 import { describe, expect, it } from "vitest"
 import { createKey, KEY_PATTERN, keysCli } from "./KeysCli.ts"
 import { createDatabase, databaseUrl, postgresAvailable, query } from "./PgAdmin.ts"
-import { eventually, initializedDataDir, repoRoot, type ServiceProcess, startService } from "./ServiceProcess.ts"
+import { eventually, initializedDataDir, repoRoot, type ServiceProcess, startService, tempDir } from "./ServiceProcess.ts"
 import { cleanUpProcesses } from "./Cleanup.ts"
 
 cleanUpProcesses()
@@ -76,6 +76,12 @@ describe("embedded store", () => {
     const revoked = await keysCli(["revoke", "reader"], env)
     expect(revoked.code, revoked.stderr).toBe(0)
     expect(await statusOf(first, reader, "GET")).toBe(401)
+    // Through the admin port too, a revoked key is named as such, not as unknown.
+    const rotateRevoked = await keysCli(["rotate", "reader"], env)
+    expect(rotateRevoked.code).toBe(1)
+    expect(rotateRevoked.stderr.trim()).toMatch(
+      /^animal-store-keys: the API key "reader" was revoked at \d{4}-\d\d-\d\dT[\d:.]+Z; create a new one with `create --name reader`$/
+    )
 
     const rotated = await keysCli(["rotate", "bootstrap", "--grace", "1h"], env)
     expect(rotated.code, rotated.stderr).toBe(0)
@@ -113,6 +119,44 @@ describe("the command itself", () => {
     const result = await keysCli(["--version"], {})
     expect(result.code, result.stderr).toBe(0)
     expect(result.stdout.trim()).toBe(`animal-store-keys v${version}`)
+  }, 30_000)
+})
+
+describe("a DATA_DIR without a database", () => {
+  it("is refused, not made into a new store: a missing directory and an empty one stay as they were", async () => {
+    const parent = tempDir()
+    const missing = Path.join(parent, "mistyped")
+    const empty = Path.join(parent, "empty")
+    Fs.mkdirSync(empty)
+    for (const dataDir of [missing, empty]) {
+      const result = await keysCli(["list"], { STORE: "embedded", DATA_DIR: dataDir })
+      expect(result.code, result.stderr).toBe(1)
+      expect(result.stderr.trim()).toBe(
+        `animal-store-keys: DATA_DIR ${dataDir} holds no Animal Store database; \`npm start\` creates one there`
+      )
+    }
+    expect(Fs.existsSync(missing)).toBe(false)
+    expect(Fs.readdirSync(empty)).toEqual([])
+  }, 60_000)
+})
+
+describe("a usage error", () => {
+  it("is the one line that matters and where help is, not the whole help", async () => {
+    const missing = await keysCli(["create"], {})
+    expect(missing.code).toBe(1)
+    expect(missing.stdout).toBe("")
+    expect(missing.stderr).toBe(
+      "animal-store-keys create: Missing required flag: --name (see animal-store-keys create --help)\n"
+    )
+    const unknown = await keysCli(["bogus"], {})
+    expect(unknown.code).toBe(1)
+    expect(unknown.stdout).toBe("")
+    expect(unknown.stderr.trim().split("\n")).toHaveLength(1)
+    expect(unknown.stderr).toMatch(/^animal-store-keys: Unknown subcommand "bogus".* \(see animal-store-keys --help\)$/m)
+    // Asked for, help is still all there.
+    const help = await keysCli(["create", "--help"], {})
+    expect(help.code, help.stderr).toBe(0)
+    expect(help.stdout).toContain("--expires-in")
   }, 30_000)
 })
 

@@ -7,6 +7,7 @@
 import { PgClient } from "@effect/sql-pg"
 import { Data, Effect, type Layer } from "effect"
 import type { SqlClient, SqlError } from "effect/sql"
+import * as Fs from "node:fs"
 import * as Path from "node:path"
 import * as EmbeddedMaintenance from "./EmbeddedMaintenance.ts"
 import * as EmbeddedOpening from "./EmbeddedOpening.ts"
@@ -17,8 +18,13 @@ export { lockFileName } from "./DataDirLock.ts"
 
 /** Where the embedded database lives. */
 export interface Options {
-  /** Directory holding the database; created, and initialized, when missing. */
+  /** Directory holding the database; created, and initialized, when missing (unless `existingOnly`). */
   readonly dataDir: string
+  /**
+   * Refuse a directory that holds no database rather than initialise one: a tool run on
+   * a mistyped DATA_DIR must not leave a new store behind.
+   */
+  readonly existingOnly?: boolean | undefined
   /**
    * The opening of `dataDir` begun earlier with `EmbeddedOpening.begin`, for the layer
    * to adopt (and release) instead of beginning its own.
@@ -89,6 +95,14 @@ export const layer = (
     const dataDir = Path.resolve(options.dataDir)
     if (options.opening !== undefined && options.opening.dataDir !== dataDir) {
       return yield* Effect.die(new Error(`EmbeddedDatabase: given the opening of ${options.opening.dataDir} for ${dataDir}`))
+    }
+    // PostgreSQL's mark of a data directory (the lock would create the directory itself).
+    if (options.existingOnly === true && !Fs.existsSync(Path.join(dataDir, "PG_VERSION"))) {
+      return yield* new EmbeddedDatabaseError({
+        dataDir,
+        message: `DATA_DIR ${dataDir} holds no Animal Store database; \`npm start\` creates one there`,
+        cause: undefined
+      })
     }
     // Begun inside the acquisition, so that no interruption comes between the lock and its release.
     const { thread } = yield* Effect.acquireRelease(

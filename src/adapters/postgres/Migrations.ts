@@ -1,5 +1,5 @@
 import { Context, Data, Duration, Effect, Exit, Layer } from "effect"
-import { type Migrator, SqlClient, type SqlError } from "effect/sql"
+import { Migrator, SqlClient, type SqlError } from "effect/sql"
 import * as SchemaMigrations from "./SchemaMigrations.ts"
 import { isSchemaMissing, unavailableOrDie } from "./UnavailableOrDie.ts"
 
@@ -38,13 +38,48 @@ export class Migrations extends Context.Service<Migrations, {
   readonly check: Effect.Effect<void, SchemaOutOfDate | SqlError.SqlError>
 }>()("animal-store/adapters/postgres/Migrations") {}
 
-/** Runs the store's pending migrations (SchemaMigrations.run) on the SqlClient in context, once per build. */
+/**
+ * What the layer does with the schema when it is built: apply the pending migrations, or
+ * only check that there are none (a deployment that migrates before it rolls out). A
+ * check that finds some fails with a MigrationError (kind BadState) saying `why` this
+ * start does not migrate, caused by the SchemaOutOfDate.
+ */
+export const AtStart = Context.Reference<{ readonly _tag: "Apply" } | { readonly _tag: "Check"; readonly why: string }>(
+  "animal-store/adapters/postgres/Migrations/AtStart",
+  { defaultValue: () => ({ _tag: "Apply" }) }
+)
+
+/** One migration this code knows, and whether the database records it. */
+export interface MigrationStatus {
+  readonly id: number
+  readonly name: string
+  readonly applied: boolean
+}
+
+/** Every migration this code knows, in id order, with whether the database records it. */
+export const status: Effect.Effect<ReadonlyArray<MigrationStatus>, Migrator.MigrationError | SqlError.SqlError, SqlClient.SqlClient> =
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const recorded = yield* sql<{ migration_id: number }>`SELECT migration_id FROM ${sql(SchemaMigrations.MIGRATIONS_TABLE)}`.pipe(
+      Effect.map((rows) => new Set(rows.map((row) => row.migration_id))),
+      // No table of migrations at all: a database nothing has migrated.
+      Effect.catchIf(isSchemaMissing, () => Effect.succeed(new Set<number>()))
+    )
+    const known = yield* SchemaMigrations.loader
+    return [...known].sort(([a], [b]) => a - b).map(([id, name]) => ({ id, name, applied: recorded.has(id) }))
+  })
+
+/**
+ * Runs the store's pending migrations (SchemaMigrations.run) on the SqlClient in context,
+ * once per build; with AtStart `Check`, runs none and fails unless none is pending.
+ */
 export const layer: Layer.Layer<Migrations, Migrator.MigrationError | SqlError.SqlError, SqlClient.SqlClient> =
   Layer.effect(
     Migrations,
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
-      const applied = yield* SchemaMigrations.run
+      const atStart = yield* AtStart
+      const applied = atStart._tag === "Apply" ? yield* SchemaMigrations.run : []
       const latest = Math.max(...(yield* SchemaMigrations.loader).map(([id]) => id))
       const check = sql<{ recorded: number | null }>`
         SELECT max(migration_id) AS recorded FROM ${sql(SchemaMigrations.MIGRATIONS_TABLE)}`.pipe(
@@ -57,6 +92,10 @@ export const layer: Layer.Layer<Migrations, Migrator.MigrationError | SqlError.S
             : Effect.fail(new SchemaOutOfDate({ recorded, latest }))
         )
       )
+      if (atStart._tag === "Check") {
+        yield* Effect.catchTag(check, "SchemaOutOfDate", (cause) =>
+          Effect.fail(new Migrator.MigrationError({ kind: "BadState", message: atStart.why, cause })))
+      }
       return Migrations.of({ applied, check })
     })
   )

@@ -28,6 +28,16 @@ export const make = Effect.gen(function*() {
   const store = yield* ApiKeyStore
   const live = (keys: ReadonlyArray<ApiKey>, name: string, now: DateTime.Utc) =>
     keys.filter((key) => key.name === name && isUsable(key, now))
+  // Nothing live to act on: say whether `ref` names keys that were revoked, and when.
+  const notFound = (ref: string, keys: ReadonlyArray<ApiKey>) => {
+    const revoked = keys.flatMap((key) =>
+      (key.id === ref || key.name === ref) && key.revokedAt !== undefined ? [key.revokedAt] : []
+    )
+    return new KeyNotFound({ ref, revokedAt: revoked.reduce<DateTime.Utc | undefined>(
+      (latest, at) => latest === undefined ? at : DateTime.max(latest, at),
+      undefined
+    ) })
+  }
 
   const create = Effect.fn("ApiKeyAdmin.create")(function*(request: KeyRequest) {
     const now = yield* DateTime.now
@@ -42,7 +52,7 @@ export const make = Effect.gen(function*() {
     const keys = yield* store.list
     const byId = keys.filter((key) => key.id === ref && key.revokedAt === undefined)
     const targets = byId.length > 0 ? byId : keys.filter((key) => key.name === ref && key.revokedAt === undefined)
-    if (targets.length === 0) return yield* new KeyNotFound({ ref })
+    if (targets.length === 0) return yield* notFound(ref, keys)
     const ids = targets.map((key) => key.id)
     yield* store.revoke(ids, now)
     return (yield* store.list).filter((key) => ids.includes(key.id))
@@ -50,9 +60,10 @@ export const make = Effect.gen(function*() {
 
   const rotate = Effect.fn("ApiKeyAdmin.rotate")(function*(name: KeyName, grace: Duration.Duration) {
     const now = yield* DateTime.now
-    const previous = live(yield* store.list, name, now)
+    const keys = yield* store.list
+    const previous = live(keys, name, now)
     const newest = previous.at(-1)
-    if (newest === undefined) return yield* new KeyNotFound({ ref: name })
+    if (newest === undefined) return yield* notFound(name, keys)
     const issued = issue({ name, scope: newest.scope, lifetime: undefined }, now)
     yield* store.rotate(issued.record, previous.map((key) => [key.id, graceExpiry(key, now, grace)] as const))
     const ids = previous.map((key) => key.id)

@@ -139,8 +139,18 @@ export const apiKeyStoreContract = (name: string, store: Layer.Layer<ApiKeyStore
           const revoked = yield* admin.revoke("client")
           assert.deepStrictEqual(revoked.map((key) => key.id), [first.record.id])
           assert.isDefined(revoked[0]?.revokedAt)
-          assert.strictEqual((yield* Effect.flip(admin.revoke("client")))._tag, "KeyNotFound")
-          assert.strictEqual((yield* Effect.flip(admin.revoke("000000000000")))._tag, "KeyNotFound")
+          // Revoked, not missing: the refusal says so, and when.
+          const revokedAgain = yield* Effect.flip(admin.revoke("client"))
+          assert.strictEqual(revokedAgain._tag === "KeyNotFound" ? millis(revokedAgain.revokedAt) : revokedAgain._tag, millis(revoked[0]?.revokedAt))
+          const rotatedRevoked = yield* Effect.flip(admin.rotate(KeyName.make("client"), Duration.hours(1)))
+          assert.strictEqual(
+            rotatedRevoked.message,
+            `the API key "client" was revoked at ${DateTime.formatIso(revoked[0]!.revokedAt!)}; ` +
+              "create a new one with `create --name client`"
+          )
+          const unknown = yield* Effect.flip(admin.revoke("000000000000"))
+          assert.strictEqual(unknown._tag, "KeyNotFound")
+          assert.strictEqual(unknown.message, `no API key named or with id "000000000000"`)
 
           // Revoked, the name is free again; by id revokes that key only.
           const second = yield* admin.create({ name: KeyName.make("client"), scope: "write", lifetime: undefined })

@@ -64,9 +64,10 @@ export const IssuedJson = Schema.Struct({ key: Schema.String, record: ApiKeyJson
 /** The rotation's new key and the keys it replaces. */
 export const RotatedJson = Schema.Struct({ issued: IssuedJson, previous: Schema.Array(ApiKeyJson) })
 
-/** A refusal: the domain error's tag and message, and what it names. */
+/** A refusal: the domain error's tag and message, what it names, and when that was revoked (KeyNotFound). */
 export const RefusalJson = Schema.Struct({
   error: Schema.Literals(["KeyNotFound", "KeyNameInUse", "StoreUnavailable", "Unauthorized", "InvalidInput"]),
   message: Schema.String,
-  subject: Schema.String
+  subject: Schema.String,
+  revokedAt: Schema.optional(Schema.DateTimeUtcFromString)
 })

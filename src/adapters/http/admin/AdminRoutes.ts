@@ -32,7 +32,8 @@ const refused = (error: KeyNotFound | KeyNameInUse | StoreUnavailable) =>
   Effect.succeed(refusal({
     error: error._tag,
     message: error.message,
-    subject: error._tag === "KeyNotFound" ? error.ref : error._tag === "KeyNameInUse" ? error.name : ""
+    subject: error._tag === "KeyNotFound" ? error.ref : error._tag === "KeyNameInUse" ? error.name : "",
+    ...(error._tag === "KeyNotFound" && error.revokedAt !== undefined ? { revokedAt: error.revokedAt } : {})
   }))
 
 const issuedJson = (issued: IssuedKey) => ({ key: Redacted.value(issued.key), record: toJson(issued.record) })

@@ -35,10 +35,10 @@ export const make = (address: AdminAddress) => {
       if (answer.status < 300) return yield* Effect.orDie(Schema.decodeUnknownEffect(response)(answer.json))
       const refusal = decodeRefusal(answer.json)
       if (refusal._tag === "None") return yield* Effect.die(new Error(`admin port answered ${answer.status}`))
-      const { error, message, subject } = refusal.value
+      const { error, message, revokedAt, subject } = refusal.value
       switch (error) {
         case "KeyNotFound":
-          return yield* new KeyNotFound({ ref: subject })
+          return yield* new KeyNotFound({ ref: subject, revokedAt })
         case "KeyNameInUse":
           return yield* new KeyNameInUse({ name: subject })
         default:
