@@ -40,4 +40,4 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}/healthz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # tini is PID 1: it passes SIGTERM on to node (a clean drain) and reaps.
 ENTRYPOINT ["/usr/bin/tini", "--"]
-CMD ["node", "--env-file-if-exists=.env", "--max-semi-space-size=8", "--heap-growing-percent=20", "--no-maglev", "build/main.js"]
+CMD ["node", "--max-semi-space-size=8", "--heap-growing-percent=20", "--no-maglev", "build/main.js"]

@@ -12,20 +12,19 @@
  *   that holds no database is refused, never initialised.
  * - memory: nothing to manage; the keys live and die with the service process.
  */
+import "./EnvFile.ts"
 // Deep imports: the package index loads every platform module (redis, undici …).
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Effect, Exit } from "effect"
 import { CliError, Command } from "effect/cli"
-import { readFileSync } from "node:fs"
 import * as KeysCommand from "./adapters/cli/KeysCommand.ts"
 import * as UsagePresenter from "./adapters/cli/UsagePresenter.ts"
 import * as FailureReport from "./FailureReport.ts"
+import * as PackageVersion from "./PackageVersion.ts"
 import { StoreConfig } from "./StoreConfig.ts"
 import * as StoreWiring from "./StoreWiring.ts"
 
-// Written only in package.json, one directory up from src/ and from dist/ alike.
-const VERSION = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { readonly version: string }).version
 
 const main = Effect.gen(function*() {
   // The store's settings only: no HTTP setting can stop key management.
@@ -33,7 +32,7 @@ const main = Effect.gen(function*() {
   // A short-lived command: two connections are plenty, and it keeps no key cache to update.
   // It manages a store the service made: a mistyped DATA_DIR must not become a new one.
   const keyAdmin = StoreWiring.keyAdmin(config, { poolSize: 2, listen: false, existingOnly: true })
-  yield* Command.run(KeysCommand.make(keyAdmin), { version: VERSION })
+  yield* Command.run(KeysCommand.make(keyAdmin), { version: PackageVersion.version })
 }).pipe(
   // Usage errors are already printed, one line each, by the presenter.
   Effect.tapCause(FailureReport.report("animal-store-keys", CliError.isCliError)),

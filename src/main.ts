@@ -9,6 +9,7 @@
  * modules are imported one by one, not through a barrel such as `effect`: a barrel
  * imported dynamically is its whole namespace, which no bundler can trim.
  */
+import "./EnvFile.ts"
 import * as EmbeddedOpening from "./adapters/embedded/EmbeddedOpening.ts"
 import type * as ServiceConfigModule from "./ServiceConfig.ts"
 import type * as StoreConfigModule from "./StoreConfig.ts"

@@ -9,21 +9,20 @@
  * - `apply`: runs the pending ones and names each; a new DATA_DIR is initialised, as
  *   `npm start` would. On the embedded store no service may hold the directory meanwhile.
  */
+import "./EnvFile.ts"
 // Deep imports: the package index loads every platform module (redis, undici …).
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Console, Effect, Exit } from "effect"
 import { CliError, Command } from "effect/cli"
-import { readFileSync } from "node:fs"
 import * as UsagePresenter from "./adapters/cli/UsagePresenter.ts"
 import * as Migrations from "./adapters/postgres/Migrations.ts"
 import * as SchemaMigrations from "./adapters/postgres/SchemaMigrations.ts"
 import * as FailureReport from "./FailureReport.ts"
+import * as PackageVersion from "./PackageVersion.ts"
 import { StoreConfig } from "./StoreConfig.ts"
 import * as StoreWiring from "./StoreWiring.ts"
 
-// Written only in package.json, one directory up from src/ and from dist/ alike.
-const VERSION = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { readonly version: string }).version
 
 const migrationName = (id: number, name: string) => `${String(id).padStart(4, "0")}_${name}`
 
@@ -60,7 +59,7 @@ const main = Effect.gen(function*() {
     ),
     Command.withSubcommands([status, apply])
   )
-  yield* Command.run(command, { version: VERSION })
+  yield* Command.run(command, { version: PackageVersion.version })
 }).pipe(
   // Usage errors are already printed, one line each, by the presenter.
   Effect.tapCause(FailureReport.report("animal-store-migrate", CliError.isCliError)),
