@@ -61,7 +61,11 @@ const toJsonError = (request: HttpServerRequest.HttpServerRequest, response: Htt
   }
 }
 
-const shuttingDown = new ServiceUnavailable({ message: "the service is shutting down; retry" })
+/** The answer to a request a shutdown will not serve, wherever the shutdown meets it. */
+export const SHUTTING_DOWN = {
+  error: new ServiceUnavailable({ message: "the service is shutting down; retry" }),
+  headers: { connection: "close", "retry-after": "1" }
+} as const
 
 /**
  * Interrupted, and not because its client went away: a shutdown whose drain ended first
@@ -120,7 +124,7 @@ export const answer = (
         ))
       }
       if (isServerInterrupt(cause)) {
-        return Effect.succeed(errorResponse(shuttingDown, { connection: "close", "retry-after": "1" }))
+        return Effect.succeed(errorResponse(SHUTTING_DOWN.error, SHUTTING_DOWN.headers))
       }
       return Effect.flatMap(HttpServerError.causeResponse(cause), ([response]) =>
         response.status >= 500 ? Effect.as(Effect.logError("request failed", cause), response) : Effect.succeed(response))

@@ -36,6 +36,7 @@ import * as Http from "node:http"
 import type { Socket } from "node:net"
 import { ExpectationFailed, InvalidRequest, RequestHeaderFieldsTooLarge, ServiceUnavailable } from "../../api/ApiErrors.ts"
 import * as ProtocolErrors from "./ProtocolErrors.ts"
+import { SHUTTING_DOWN } from "../policies/ErrorResponses.ts"
 import { REQUEST_ID_HEADER, requestIdFor } from "../policies/RequestId.ts"
 import * as RequestTelemetry from "../policies/RequestTelemetry.ts"
 import { pathOf } from "../routing/RouteTable.ts"
@@ -250,8 +251,8 @@ export class ServiceServer extends Http.Server {
     } else if (this.#draining) {
       this.#send(
         response,
-        new ServiceUnavailable({ message: "the service is shutting down; retry" }),
-        { ...CLOSE, ...RETRY_AFTER },
+        SHUTTING_DOWN.error,
+        SHUTTING_DOWN.headers,
         arrivedAt
       )
     } else if (this.listenerCount("request") === 0) {
@@ -281,8 +282,8 @@ export class ServiceServer extends Http.Server {
       // The application detached meanwhile (the end of a shutdown).
       this.#send(
         pending.response,
-        new ServiceUnavailable({ message: "the service is shutting down; retry" }),
-        { ...CLOSE, ...RETRY_AFTER },
+        SHUTTING_DOWN.error,
+        SHUTTING_DOWN.headers,
         pending.arrivedAt
       )
     }
