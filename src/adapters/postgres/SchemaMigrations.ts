@@ -194,6 +194,43 @@ export const loader = Migrator.fromRecord({
   "0007_orders_by_pet_and_status": Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     yield* sql`CREATE INDEX orders_pet_id_status_id ON orders (pet_id, status, id)`
+  }),
+  // A statement that changes no pet's status must not write a count. An UPDATE whose
+  // claim lost (READ COMMITTED keeps the pet's row locked after the failed re-check)
+  // then took its count slot while holding the pet, and a transaction holding that slot
+  // and waiting for the pet deadlocked with it. Now a slot is only written by a
+  // statement that changed a status, and always as its last lock.
+  "0008_count_only_status_changes": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`
+      CREATE OR REPLACE FUNCTION pet_counts_follow() RETURNS trigger LANGUAGE plpgsql AS $$
+      DECLARE
+        available_change bigint := 0;
+        pending_change bigint := 0;
+        sold_change bigint := 0;
+        none_change bigint := 0;
+      BEGIN
+        IF TG_OP <> 'DELETE' THEN
+          SELECT count(*) FILTER (WHERE status = 'available'), count(*) FILTER (WHERE status = 'pending'),
+                 count(*) FILTER (WHERE status = 'sold'), count(*) FILTER (WHERE status IS NULL)
+          INTO available_change, pending_change, sold_change, none_change
+          FROM added;
+        END IF;
+        IF TG_OP <> 'INSERT' THEN
+          SELECT available_change - count(*) FILTER (WHERE status = 'available'),
+                 pending_change - count(*) FILTER (WHERE status = 'pending'),
+                 sold_change - count(*) FILTER (WHERE status = 'sold'),
+                 none_change - count(*) FILTER (WHERE status IS NULL)
+          INTO available_change, pending_change, sold_change, none_change
+          FROM removed;
+        END IF;
+        IF available_change <> 0 OR pending_change <> 0 OR sold_change <> 0 OR none_change <> 0 THEN
+          PERFORM pet_counts_add(available_change, pending_change, sold_change, none_change);
+        END IF;
+        RETURN NULL;
+      END
+      $$
+    `
   })
 })
 

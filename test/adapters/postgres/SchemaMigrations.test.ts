@@ -1,13 +1,15 @@
-import { assert, describe, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { assert, describe, it, layer } from "@effect/vitest"
+import { Duration, Effect, Redacted, Schedule } from "effect"
+import Pg from "pg"
 import { Migrator, SqlClient, type SqlError } from "effect/sql"
 import * as Migrations from "../../../src/adapters/postgres/Migrations.ts"
+import * as PostgresClient from "../../../src/adapters/postgres/PostgresClient.ts"
 import * as OrderRepositorySql from "../../../src/adapters/postgres/orders/OrderRepositorySql.ts"
 import * as SchemaMigrations from "../../../src/adapters/postgres/SchemaMigrations.ts"
 import * as PetRepositorySql from "../../../src/adapters/postgres/pets/PetRepositorySql.ts"
 import { PetId } from "../../../src/domain/pets/PetId.ts"
 import type { PetInventory } from "../../../src/domain/pets/PetInventory.ts"
-import { layerFreshDatabase, postgresAvailable } from "./TestDatabase.ts"
+import { freshDatabaseUrl, layerFreshDatabase, postgresAvailable } from "./TestDatabase.ts"
 
 // The migrations a release shipped: what a database it created holds.
 const release = (lastMigration: number) =>
@@ -28,7 +30,7 @@ describe.skipIf(!postgresAvailable)("SchemaMigrations on a PostgreSQL server", (
         yield* release(1)
         yield* sql`INSERT INTO pets (name, category_id, status) VALUES ('Rex', 9007199254740993, 'sold'), ('\u0085', 1, NULL)`
         const applied = yield* SchemaMigrations.run
-        assert.deepStrictEqual(applied.map(([id]) => id), [2, 3, 4, 5, 6, 7])
+        assert.deepStrictEqual(applied.map(([id]) => id), [2, 3, 4, 5, 6, 7, 8])
         const rows = yield* sql<{ name: string; category_id: bigint }>`SELECT name, category_id FROM pets ORDER BY id`
         assert.deepStrictEqual(rows.map((row) => [row.name, row.category_id]), [["Rex", 9007199254740993n], ["\u0085", 1n]])
         // The new rule holds: a name of ECMAScript white space only is refused by the database too.
@@ -56,7 +58,7 @@ describe.skipIf(!postgresAvailable)("SchemaMigrations on a PostgreSQL server", (
         const orders = yield* OrderRepositorySql.make({ timeout: "10 seconds" }).pipe(Effect.provide(Migrations.layer))
         const migrations = yield* sql<{ migration_id: number }>`
           SELECT migration_id FROM ${sql(SchemaMigrations.MIGRATIONS_TABLE)} ORDER BY migration_id`
-        assert.deepStrictEqual(migrations.map((row) => row.migration_id), [1, 2, 3, 4, 5, 6, 7])
+        assert.deepStrictEqual(migrations.map((row) => row.migration_id), [1, 2, 3, 4, 5, 6, 7, 8])
         const order = yield* orders.place(PetId.make(1n))
         assert.strictEqual(order.id, 1n)
         assert.strictEqual((yield* Effect.flip(orders.place(PetId.make(2n))))._tag, "PetNotAvailable")
@@ -84,12 +86,12 @@ describe.skipIf(!postgresAvailable)("SchemaMigrations on a PostgreSQL server", (
         const sql = yield* SqlClient.SqlClient
         // A database migrated by a release that had 0005 but not yet 0004.
         const withoutFour = Effect.map(SchemaMigrations.loader, (migrations) => migrations.filter(([id]) => id !== 4))
-        assert.deepStrictEqual((yield* SchemaMigrations.runFrom(withoutFour)).map(([id]) => id), [1, 2, 3, 5, 6, 7])
+        assert.deepStrictEqual((yield* SchemaMigrations.runFrom(withoutFour)).map(([id]) => id), [1, 2, 3, 5, 6, 7, 8])
         assert.deepStrictEqual(yield* SchemaMigrations.run, [[4, "create_api_keys"]])
         assert.deepStrictEqual(yield* sql`SELECT count(*)::int AS n FROM api_keys`, [{ n: 0 }])
         const migrations = yield* sql<{ migration_id: number }>`
           SELECT migration_id FROM ${sql(SchemaMigrations.MIGRATIONS_TABLE)} ORDER BY migration_id`
-        assert.deepStrictEqual(migrations.map((row) => row.migration_id), [1, 2, 3, 4, 5, 6, 7])
+        assert.deepStrictEqual(migrations.map((row) => row.migration_id), [1, 2, 3, 4, 5, 6, 7, 8])
         assert.deepStrictEqual(yield* SchemaMigrations.run, [])
       }))
   })
@@ -114,7 +116,7 @@ describe.skipIf(!postgresAvailable)("SchemaMigrations on a PostgreSQL server", (
             .filter(([, count]) => count !== 0)
         const expected = Effect.map(counted, (rows) => rows.map((row) => [row.status, row.count]))
 
-        assert.deepStrictEqual((yield* SchemaMigrations.run).map(([id]) => id), [6, 7])
+        assert.deepStrictEqual((yield* SchemaMigrations.run).map(([id]) => id), [6, 7, 8])
         assert.deepStrictEqual(yield* inventory, { available: 250, pending: 251, sold: 251, none: 251 })
         // Changes by any writer, in bulk or one at a time, count; a rolled-back one does not.
         yield* sql`UPDATE pets SET status = 'sold' WHERE id % 10 = 0`
@@ -130,4 +132,74 @@ describe.skipIf(!postgresAvailable)("SchemaMigrations on a PostgreSQL server", (
         assert.deepStrictEqual(yield* inventory, { available: 0, pending: 0, sold: 0, none: 0 })
       }))
   })
+})
+
+describe.skipIf(!postgresAvailable)("the status counts under concurrent claims", () => {
+  // Three raw connections play a lost claim against a writer that shares its count slot
+  // (slots are backend pid % 16): before 0008, the lost claim wrote its slot while holding
+  // the pet, the writer held the slot and waited for the pet, and PostgreSQL aborted one
+  // of them with a deadlock (seen as 503s in two instances ordering one pet).
+  it.live("a claim that loses keeps no slot, so a writer waiting for the pet does not deadlock with it", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const url = Redacted.value(yield* freshDatabaseUrl)
+      yield* SchemaMigrations.run.pipe(Effect.provide(PostgresClient.layer({
+        url: Redacted.make(url),
+        poolSize: 1,
+        statementTimeout: Duration.seconds(10)
+      })))
+      const connect = Effect.acquireRelease(
+        Effect.promise(async () => {
+          const client = new Pg.Client({ connectionString: url })
+          await client.connect()
+          const pid = (await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid
+          return { client, pid }
+        }),
+        ({ client }) => Effect.promise(() => client.end())
+      )
+      const winner = yield* connect
+      // Two more connections whose backends write the same count slot.
+      const bySlot = new Map<number, { client: Pg.Client; pid: number }>()
+      let pair: [{ client: Pg.Client; pid: number }, { client: Pg.Client; pid: number }] | undefined
+      while (pair === undefined) {
+        const next = yield* connect
+        const same = bySlot.get(next.pid % 16)
+        if (same === undefined) bySlot.set(next.pid % 16, next)
+        else pair = [same, next]
+      }
+      const [loser, writer] = pair
+      const run = (connection: { client: Pg.Client }, text: string) => connection.client.query(text)
+      const waitingForLock = (pid: number) =>
+        Effect.promise(() =>
+          run(winner, `SELECT wait_event_type FROM pg_stat_activity WHERE pid = ${pid}`)
+        ).pipe(
+          Effect.map((result) => result.rows[0]?.wait_event_type === "Lock"),
+          Effect.repeat({ until: (waiting) => waiting, schedule: Schedule.spaced("10 millis") }),
+          Effect.timeout("5 seconds")
+        )
+      const [contested, other] = (yield* Effect.promise(() =>
+        run(winner, "INSERT INTO pets (name, category_id, status) VALUES ('X', 1, 'available'), ('Y', 1, 'available') RETURNING id")
+      )).rows.map((row: { id: string }) => row.id)
+      const claim = `UPDATE pets SET status = 'pending' WHERE id = ${contested} AND status = 'available' RETURNING id`
+
+      yield* Effect.promise(() => run(winner, "BEGIN").then(() => run(winner, claim)))
+      yield* Effect.promise(() => run(loser, "BEGIN"))
+      const lostClaim = run(loser, claim)
+      yield* waitingForLock(loser.pid)
+      yield* Effect.promise(() => run(writer, "BEGIN").then(() => run(writer, `UPDATE pets SET status = 'sold' WHERE id = ${other}`)))
+      yield* Effect.promise(() => run(winner, "COMMIT"))
+      const lost = yield* Effect.promise(() => lostClaim).pipe(Effect.timeoutOrElse({
+        duration: "5 seconds",
+        orElse: () => Effect.die("the lost claim still waits, for the count slot the writer holds")
+      }))
+      assert.strictEqual(lost.rowCount, 0)
+      const writerLocks = run(writer, `SELECT status FROM pets WHERE id = ${contested} FOR UPDATE`)
+      yield* waitingForLock(writer.pid)
+      yield* Effect.promise(() => run(loser, "COMMIT"))
+      assert.deepStrictEqual((yield* Effect.promise(() => writerLocks)).rows, [{ status: "pending" }])
+      yield* Effect.promise(() => run(writer, "COMMIT"))
+      const counts = yield* Effect.promise(() =>
+        run(winner, "SELECT sum(available)::int AS available, sum(pending)::int AS pending, sum(sold)::int AS sold FROM pet_counts")
+      )
+      assert.deepStrictEqual(counts.rows, [{ available: 0, pending: 1, sold: 1 }])
+    })), 30_000)
 })
