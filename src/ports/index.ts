@@ -1,6 +1,7 @@
 export * from "./keys/ApiKeys.ts"
 export * from "./pets/PetRepository.ts"
 export * from "./orders/OrderRepository.ts"
+export * from "./events/EventLog.ts"
 export * from "./keys/ApiKeyAdmin.ts"
 export * from "./keys/ApiKeyStore.ts"
 export * from "./idempotency/IdempotentCreates.ts"

@@ -1,0 +1,17 @@
+import { Schema } from "effect"
+
+/**
+ * What changed. One type per change a caller can make: a pet created, edited or retired,
+ * and each step of an order's life.
+ */
+export const EventType = Schema.Literals([
+  "pet.created",
+  "pet.updated",
+  "pet.deleted",
+  "order.placed",
+  "order.approved",
+  "order.delivered",
+  "order.cancelled"
+])
+/** A value of {@link EventType}. */
+export type EventType = typeof EventType.Type

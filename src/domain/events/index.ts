@@ -1,0 +1,3 @@
+export * from "./EventId.ts"
+export * from "./EventType.ts"
+export * from "./StoreEvent.ts"
