@@ -47,12 +47,12 @@ describe("rate limits on one instance (memory buckets)", () => {
     ]
     expect([list.status, inventory.status, create.status]).toEqual([200, 200, 201])
     for (const result of [list, inventory, create]) expect(result.headers.get("ratelimit-policy")).toBe(policy)
-    // 3 per 60 s: one request regained every 20 s, the next 19-20 s away.
-    expect([list, inventory, create].map((result) => result.headers.get("ratelimit")?.replace(/;t=19$/, ";t=20"))).toEqual([
-      `"key";r=2;t=20`,
-      `"key";r=1;t=20`,
-      `"key";r=0;t=20`
-    ])
+    // 3 per 60 s: one request regained every 20 s, so the next is at most 20 s away (less
+    // by however long these requests took on a busy machine).
+    const fields = [list, inventory, create].map((result) => /^"key";r=(\d+);t=(\d+)$/.exec(result.headers.get("ratelimit") ?? ""))
+    expect(fields.map((field) => field?.[1])).toEqual(["2", "1", "0"])
+    for (const field of fields) expect(Number(field?.[2])).toBeGreaterThanOrEqual(15)
+    for (const field of fields) expect(Number(field?.[2])).toBeLessThanOrEqual(20)
 
     for (const path of ["/v1/pets", "/v1/store/orders/1", "/v1/store/inventory"]) {
       expectRateLimited(await service.request("GET", path, { apiKey: KEY_A }), policy)
