@@ -99,6 +99,11 @@ export const ServiceConfig = Config.all({
     Config.map((name) => LOG_LEVELS[name])
   ),
   metrics: Config.schema(Schema.Literals(["on", "off"]), "METRICS").pipe(Config.withDefault("on" as const)),
+  // Development and tests only: webhook URLs may then be plain http and reach private addresses.
+  webhookAllowPrivate: Config.schema(Schema.Literals(["true", "false"]), "WEBHOOK_ALLOW_PRIVATE").pipe(
+    Config.withDefault("false" as const),
+    Config.map((value) => value === "true")
+  ),
   // Unset, the OpenAPI document lists only the address it was served from.
   publicBaseUrl: Config.schema(BaseUrl, "PUBLIC_BASE_URL").pipe(Config.option, Config.map(Option.getOrUndefined)),
   stagingBaseUrl: Config.schema(BaseUrl, "STAGING_BASE_URL").pipe(Config.option, Config.map(Option.getOrUndefined)),

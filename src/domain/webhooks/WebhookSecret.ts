@@ -1,4 +1,4 @@
-import { Result, Schema } from "effect"
+import { Duration, Result, Schema } from "effect"
 import { Base64 } from "effect/encoding"
 
 /** Fewest random bytes in a signing secret (the Standard Webhooks minimum). */
@@ -32,3 +32,6 @@ export type WebhookSecret = typeof WebhookSecret.Type
 
 /** The secret made of `bytes` (which must be 24 to 64 random bytes). */
 export const formatSecret = (bytes: Uint8Array): WebhookSecret => `${PREFIX}${Base64.encode(bytes)}` as WebhookSecret
+
+/** How long a rotated-out secret still signs, beside the new one, so receivers can move to the new one. */
+export const SECRET_ROTATION_OVERLAP = Duration.hours(24)
