@@ -109,7 +109,14 @@ describe("key scopes", () => {
       "post /store/orders",
       "post /store/orders/{orderId}/approve",
       "post /store/orders/{orderId}/cancel",
-      "post /store/orders/{orderId}/deliver"
-    ])
+      "post /store/orders/{orderId}/deliver",
+      // Webhooks send the store's data out: every operation needs a write key, reads included.
+      "get /webhooks",
+      "post /webhooks",
+      "delete /webhooks/{webhookId}",
+      "get /webhooks/{webhookId}",
+      "get /webhooks/{webhookId}/deliveries",
+      "post /webhooks/{webhookId}/rotate-secret"
+    ].sort())
   })
 })
