@@ -84,6 +84,11 @@ export class WebhookRepository extends Context.Service<WebhookRepository, {
     },
     progress: DeliveryProgress
   ) => Effect.Effect<DeliveryAttempt, WebhookNotFound | StoreUnavailable>
+  /**
+   * Moves the subscription's progress without an attempt: past events it does not
+   * receive (before its creation, or of other types), or to a later retry time.
+   */
+  readonly advance: (id: WebhookId, progress: DeliveryProgress) => Effect.Effect<void, WebhookNotFound | StoreUnavailable>
   /** The subscription's attempts with an id greater than `after`, ascending, at most `limit`. */
   readonly deliveries: (
     id: WebhookId,

@@ -162,6 +162,20 @@ export const webhookRepositoryContract = (
           assert.deepStrictEqual(yield* repository.deliveries(webhook.id, { after: 0n, limit: 10 }), [first, delivered])
         }))
 
+      it.effect("advance moves the progress without recording an attempt", () =>
+        Effect.gen(function*() {
+          const repository = yield* WebhookRepository
+          const { webhook } = yield* create("advanced")
+          const later = at("2026-05-01T11:00:00.000Z")
+          yield* repository.advance(webhook.id, { cursor: 41n as EventId, attempt: 0, nextAttemptAt: later })
+          assert.notInclude((yield* repository.due(T0, 1000)).map((due) => due.webhook.id), webhook.id)
+          const target = (yield* repository.due(later, 1000)).find((due) => due.webhook.id === webhook.id)
+          assert.deepStrictEqual(target?.progress, { cursor: 41n as EventId, attempt: 0, nextAttemptAt: later })
+          assert.deepStrictEqual(yield* repository.deliveries(webhook.id, { after: 0n, limit: 10 }), [])
+          const error = yield* Effect.flip(repository.advance(missing, { cursor: 0n, attempt: 0, nextAttemptAt: undefined }))
+          assert.strictEqual(error._tag, "WebhookNotFound")
+        }))
+
       it.effect("deliveries are keyset pages of one subscription's attempts", () =>
         Effect.gen(function*() {
           const repository = yield* WebhookRepository

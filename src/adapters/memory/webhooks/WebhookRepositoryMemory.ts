@@ -103,6 +103,11 @@ export const make = Effect.sync(() => {
         return recorded
       })
     ),
+    advance: Effect.fn("WebhookRepository.advance")((id, progress) =>
+      Effect.map(find(id), (entry) => {
+        entry.progress = progress
+      })
+    ),
     deliveries: Effect.fn("WebhookRepository.deliveries")((id, page) =>
       Effect.map(find(id), (entry) => entry.attempts.filter((attempt) => attempt.id > page.after).slice(0, page.limit))
     )

@@ -9,7 +9,7 @@ import { WebhookId } from "../../../domain/webhooks/WebhookId.ts"
 import { WebhookSecret } from "../../../domain/webhooks/WebhookSecret.ts"
 import { WebhookSubscription } from "../../../domain/webhooks/WebhookSubscription.ts"
 import { WebhookUrl } from "../../../domain/webhooks/WebhookUrl.ts"
-import { WebhookRepository } from "../../../ports/webhooks/WebhookRepository.ts"
+import { type DeliveryProgress, WebhookRepository } from "../../../ports/webhooks/WebhookRepository.ts"
 import * as Migrations from "../Migrations.ts"
 import type { Options } from "../pets/PetRepositorySql.ts"
 import { unavailableOrDie } from "../UnavailableOrDie.ts"
@@ -174,18 +174,25 @@ export const make = (options: Options) =>
     )
 
 
+    const progressStatement = (id: WebhookId, progress: DeliveryProgress) =>
+      one(
+        id,
+        sql`UPDATE webhooks SET cursor_event_id = ${progress.cursor}, attempt = ${progress.attempt},
+                                next_attempt_at = ${date(progress.nextAttemptAt)}
+            WHERE id = ${id} RETURNING ${columns}`
+      )
+
+    const advance = Effect.fn("WebhookRepository.advance")((id: WebhookId, progress: DeliveryProgress) =>
+      guard(Effect.asVoid(progressStatement(id, progress)))
+    )
+
     const recordAttempt = Effect.fn("WebhookRepository.recordAttempt")((
       id: WebhookId,
       attempt: Parameters<WebhookRepository["Service"]["recordAttempt"]>[1],
-      progress: Parameters<WebhookRepository["Service"]["recordAttempt"]>[2]
+      progress: DeliveryProgress
     ) =>
       sql.withTransaction(Effect.gen(function*() {
-        yield* one(
-          id,
-          sql`UPDATE webhooks SET cursor_event_id = ${progress.cursor}, attempt = ${progress.attempt},
-                                  next_attempt_at = ${date(progress.nextAttemptAt)}
-              WHERE id = ${id} RETURNING ${columns}`
-        )
+        yield* progressStatement(id, progress)
         const row = yield* SqlSchema.findOne({
           Request: Schema.Void,
           Result: DeliveryRow,
@@ -226,6 +233,7 @@ export const make = (options: Options) =>
       disable,
       due,
       recordAttempt,
+      advance,
       deliveries
     })
   })
