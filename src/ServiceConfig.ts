@@ -81,6 +81,15 @@ const networkOf = (entry: string) => entry.includes("/") ? entry : `${entry}/${e
  * The service's settings (HTTP, CORS, limits, telemetry), read from the environment.
  * Each has a default or is off when unset. The store's are StoreConfig's.
  */
+/**
+ * WEBHOOK_ALLOW_PRIVATE=true: webhook URLs may be plain http and reach private addresses
+ * (development and tests only). Read by the service and the webhooks command.
+ */
+export const WebhookAllowPrivate = Config.schema(Schema.Literals(["true", "false"]), "WEBHOOK_ALLOW_PRIVATE").pipe(
+  Config.withDefault("false" as const),
+  Config.map((value) => value === "true")
+)
+
 export const ServiceConfig = Config.all({
   port: Config.Port("PORT").pipe(Config.withDefault(8080)),
   host: Config.String("HOST").pipe(Config.withDefault("127.0.0.1")),
@@ -99,6 +108,7 @@ export const ServiceConfig = Config.all({
     Config.map((name) => LOG_LEVELS[name])
   ),
   metrics: Config.schema(Schema.Literals(["on", "off"]), "METRICS").pipe(Config.withDefault("on" as const)),
+  webhookAllowPrivate: WebhookAllowPrivate,
   // Unset, the OpenAPI document lists only the address it was served from.
   publicBaseUrl: Config.schema(BaseUrl, "PUBLIC_BASE_URL").pipe(Config.option, Config.map(Option.getOrUndefined)),
   stagingBaseUrl: Config.schema(BaseUrl, "STAGING_BASE_URL").pipe(Config.option, Config.map(Option.getOrUndefined)),

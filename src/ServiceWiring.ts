@@ -14,6 +14,7 @@ import * as RateLimiterStoreMemory from "./adapters/ratelimits/RateLimiterStoreM
 import * as RateLimitsTokenBucket from "./adapters/ratelimits/RateLimitsTokenBucket.ts"
 import * as ReleaseDeadline from "./adapters/process/ReleaseDeadline.ts"
 import { IdempotentCreates } from "./ports/idempotency/IdempotentCreates.ts"
+import { WebhookRepository } from "./ports/webhooks/WebhookRepository.ts"
 import type { ServiceConfig } from "./ServiceConfig.ts"
 import type { StoreConfig } from "./StoreConfig.ts"
 
@@ -69,13 +70,14 @@ const adminServer = (store: StoreConfig, service: ServiceConfig) =>
 
 /**
  * What the HTTP app needs of the store's ports: both repositories measured, idempotent
- * creates, the key check, and the embedded store's admin port.
+ * creates, the webhook subscriptions, the key check, and the embedded store's admin port.
  */
 export const services = (store: StoreConfig, service: ServiceConfig) =>
   Layer.mergeAll(
     StoreMetrics.petRepository,
     StoreMetrics.orderRepository,
     Layer.effect(IdempotentCreates, Effect.service(IdempotentCreates)),
+    Layer.effect(WebhookRepository, Effect.service(WebhookRepository)),
     apiKeys(store, service),
     adminServer(store, service)
   )

@@ -1,7 +1,7 @@
 /**
  * The store wiring of both composition roots: turns a StoreConfig into the layers of the
  * ports over one store, for the service (main.ts: every port) and for the keys command
- * (keysMain.ts: key administration). Only those two import it.
+ * (keysMain.ts: key administration) and the webhooks command (webhooksMain.ts). Only those import it.
  *
  * Each store's modules are loaded only when it is picked: the memory store never loads
  * the PostgreSQL driver, and neither loads PGlite. Pets, orders, API keys and the answers
@@ -66,13 +66,14 @@ const layers = (config: StoreConfig, options: Options) => Effect.promise(async (
       import("./adapters/memory/StoreMemory.ts"),
       import("./adapters/memory/keys/ApiKeyStoreMemory.ts")
     ])
-    return { all: Layer.merge(StoreMemory.layer, ApiKeyStoreMemory.layer), keys: ApiKeyStoreMemory.layer }
+    return { all: Layer.merge(StoreMemory.layer, ApiKeyStoreMemory.layer), keys: ApiKeyStoreMemory.layer, webhooks: undefined }
   }
-  const [PetRepositorySql, OrderRepositorySql, IdempotentCreatesSql, ApiKeyStoreSql] = await Promise.all([
+  const [PetRepositorySql, OrderRepositorySql, IdempotentCreatesSql, ApiKeyStoreSql, WebhookRepositorySql] = await Promise.all([
     import("./adapters/postgres/pets/PetRepositorySql.ts"),
     import("./adapters/postgres/orders/OrderRepositorySql.ts"),
     import("./adapters/postgres/idempotency/IdempotentCreatesSql.ts"),
-    import("./adapters/postgres/keys/ApiKeyStoreSql.ts")
+    import("./adapters/postgres/keys/ApiKeyStoreSql.ts"),
+    import("./adapters/postgres/webhooks/WebhookRepositorySql.ts")
   ])
   const timeout = { timeout: config.databaseStatementTimeout }
   const database = await sqlDatabase(config, options)
@@ -82,9 +83,14 @@ const layers = (config: StoreConfig, options: Options) => Effect.promise(async (
     PetRepositorySql.layer({ ...timeout, sharedConnection: config.store === "embedded" }),
     OrderRepositorySql.layer(timeout),
     IdempotentCreatesSql.layer(timeout),
-    keys
+    keys,
+    WebhookRepositorySql.layer(timeout)
   )
-  return { all: Layer.provide(all, database), keys: Layer.provide(keys, database) }
+  return {
+    all: Layer.provide(all, database),
+    keys: Layer.provide(keys, database),
+    webhooks: Layer.provide(WebhookRepositorySql.layer(timeout), database)
+  }
 })
 
 // PGlite in the data directory, or the PostgreSQL server's connection pool.
@@ -159,6 +165,19 @@ export const keyAdmin = (config: StoreConfig, options: Options) =>
     }
     const { keys } = yield* layers(config, options)
     return Layer.provide(ApiKeyAdminLocal.layer, keys)
+  }))
+
+/**
+ * Webhook administration (the webhooks command), on the store itself: the memory store's
+ * subscriptions live and die with its service, so there is nothing to manage.
+ */
+export const webhooks = (config: StoreConfig, options: Options) =>
+  Layer.unwrap(Effect.gen(function*() {
+    const { webhooks } = yield* layers(config, options)
+    if (webhooks === undefined) {
+      return yield* Effect.fail(new Error("STORE=memory keeps its webhooks inside the service process; there is nothing to manage"))
+    }
+    return webhooks
   }))
 
 /**

@@ -1,5 +1,6 @@
 /**
- * Runs the real `animal-store-keys` command (`node src/keysMain.ts`) as a child process,
+ * Runs the real `animal-store-keys` command (`node src/keysMain.ts`), or
+ * `animal-store-webhooks` (`node src/webhooksMain.ts`), as a child process,
  * with only the variables given (as a shell would have them), and collects its output.
  */
 import { execFile } from "node:child_process"
@@ -18,12 +19,12 @@ export interface CliResult {
   readonly stderr: string
 }
 
-/** `animal-store-keys ...args` with `env`; resolves with its exit code and output. */
-export const keysCli = (args: ReadonlyArray<string>, env: Readonly<Record<string, string>>): Promise<CliResult> =>
+/** `node script ...args` with `env`; resolves with its exit code and output. */
+const runScript = (script: string, args: ReadonlyArray<string>, env: Readonly<Record<string, string>>): Promise<CliResult> =>
   new Promise((resolve) => {
     execFile(
       nodeBin,
-      [keysScript, ...args],
+      [script, ...args],
       { cwd: Os.tmpdir(), env: { PATH: process.env["PATH"] ?? "", HOME: process.env["HOME"] ?? "", ...env }, timeout: 60_000 },
       (error, stdout, stderr) => {
         const code = error === null ? 0 : typeof error.code === "number" ? error.code : 1
@@ -31,6 +32,14 @@ export const keysCli = (args: ReadonlyArray<string>, env: Readonly<Record<string
       }
     )
   })
+
+/** `animal-store-keys ...args` with `env`; resolves with its exit code and output. */
+export const keysCli = (args: ReadonlyArray<string>, env: Readonly<Record<string, string>>): Promise<CliResult> =>
+  runScript(keysScript, args, env)
+
+/** `animal-store-webhooks ...args` with `env` (`npm run webhooks`); resolves with its exit code and output. */
+export const webhooksCli = (args: ReadonlyArray<string>, env: Readonly<Record<string, string>>): Promise<CliResult> =>
+  runScript(Path.join(repoRoot, "src/webhooksMain.ts"), args, env)
 
 /** Runs `create`, and returns the one key it printed (fails unless it exits 0 with exactly one key). */
 export const createKey = async (env: Readonly<Record<string, string>>, ...args: ReadonlyArray<string>): Promise<string> => {

@@ -39,6 +39,7 @@ const badValues: ReadonlyArray<{ readonly env: Record<string, string>; readonly 
   { env: { RATE_LIMIT_ADDRESS: "off" }, names: /RATE_LIMIT_ADDRESS/ },
   { env: { TRUST_PROXY: "everyone" }, names: /TRUST_PROXY/ },
   { env: { MIGRATE: "later" }, names: /MIGRATE/ },
+  { env: { WEBHOOK_ALLOW_PRIVATE: "yes" }, names: /WEBHOOK_ALLOW_PRIVATE/ },
   // A Redis that does not answer at start is a configuration error, not an outage to ride out.
   { env: { RATE_LIMIT: "200/2s", REDIS_URL: "redis://127.0.0.1:1" }, names: /REDIS_URL: Redis does not answer: connect ECONNREFUSED 127\.0\.0\.1:1/ }
 ]

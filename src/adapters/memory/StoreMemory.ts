@@ -2,16 +2,18 @@ import { Context, Effect, Layer } from "effect"
 import type { IdempotentCreates } from "../../ports/idempotency/IdempotentCreates.ts"
 import { OrderRepository } from "../../ports/orders/OrderRepository.ts"
 import { PetRepository } from "../../ports/pets/PetRepository.ts"
+import type { WebhookRepository } from "../../ports/webhooks/WebhookRepository.ts"
 import * as IdempotentCreatesMemory from "./idempotency/IdempotentCreatesMemory.ts"
 import * as OrderRepositoryMemory from "./orders/OrderRepositoryMemory.ts"
 import { OrderTable } from "./orders/OrderTable.ts"
 import * as PetRepositoryMemory from "./pets/PetRepositoryMemory.ts"
 import { PetTable } from "./pets/PetTable.ts"
+import * as WebhookRepositoryMemory from "./webhooks/WebhookRepositoryMemory.ts"
 
 /**
  * The whole in-memory store: a PetRepository and an OrderRepository over one set of
  * tables, so that placing an order is seen by the pet catalogue at once, and the
- * IdempotentCreates that keeps the answers of their creates.
+ * IdempotentCreates that keeps the answers of their creates, and the webhook subscriptions.
  *
  * The tables are plain values handed to both repositories when the layer is built,
  * not a service in the context: `PetRepositoryMemory.layer` stays a self-contained
@@ -20,16 +22,17 @@ import { PetTable } from "./pets/PetTable.ts"
  */
 export const layerWith = (
   options: IdempotentCreatesMemory.Options
-): Layer.Layer<PetRepository | OrderRepository | IdempotentCreates> =>
-  Layer.merge(
+): Layer.Layer<PetRepository | OrderRepository | IdempotentCreates | WebhookRepository> =>
+  Layer.mergeAll(
     Layer.effectContext(Effect.sync(() => {
       const pets = new PetTable()
       return Context.make(PetRepository, PetRepositoryMemory.fromTable(pets)).pipe(
         Context.add(OrderRepository, OrderRepositoryMemory.fromTables(pets, new OrderTable()))
       )
     })),
-    IdempotentCreatesMemory.layer(options)
+    IdempotentCreatesMemory.layer(options),
+    WebhookRepositoryMemory.layer
   )
 
 /** The in-memory store with keys kept for 24 hours, at most 10,000 of them (IdempotentCreatesMemory.MAX_KEYS). */
-export const layer: Layer.Layer<PetRepository | OrderRepository | IdempotentCreates> = layerWith({})
+export const layer: Layer.Layer<PetRepository | OrderRepository | IdempotentCreates | WebhookRepository> = layerWith({})

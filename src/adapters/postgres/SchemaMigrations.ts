@@ -5,7 +5,7 @@ import { Migrator, SqlClient } from "effect/sql"
 export const MIGRATIONS_TABLE = "animal_store_migrations"
 
 /**
- * The schema of the whole store (pets, orders, API keys), versioned. Never edit a migration
+ * The schema of the whole store (pets, orders, API keys, webhooks), versioned. Never edit a migration
  * that has shipped: add the next one. The CHECK constraints mirror the domain's rules so
  * that no other writer can store a pet or an order the service would refuse.
  */
@@ -231,6 +231,45 @@ export const loader = Migrator.fromRecord({
       END
       $$
     `
+  }),
+  // Webhook subscriptions, their signing secrets (kept: each delivery is signed with them;
+  // a rotation keeps the previous one until its overlap ends), where each one's deliveries
+  // stand, and the attempts made. Numbered 0011: 0009 and 0010 belong to other parts of the same release.
+  "0011_create_webhooks": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`
+      CREATE TABLE webhooks (
+        id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        url text NOT NULL CONSTRAINT webhooks_url_length CHECK (char_length(url) BETWEEN 1 AND 2048),
+        types text[] NOT NULL CONSTRAINT webhooks_types_not_empty CHECK (cardinality(types) > 0),
+        created_at timestamptz NOT NULL,
+        disabled_at timestamptz,
+        disabled_reason text CONSTRAINT webhooks_disabled_reason_length CHECK (char_length(disabled_reason) <= 500),
+        secret text NOT NULL CONSTRAINT webhooks_secret_format CHECK (secret ~ '^whsec_'),
+        previous_secret text CONSTRAINT webhooks_previous_secret_format CHECK (previous_secret ~ '^whsec_'),
+        previous_secret_until timestamptz,
+        cursor_event_id bigint NOT NULL DEFAULT 0,
+        attempt integer NOT NULL DEFAULT 0 CONSTRAINT webhooks_attempt_not_negative CHECK (attempt >= 0),
+        next_attempt_at timestamptz,
+        CONSTRAINT webhooks_disabled_with_reason CHECK ((disabled_at IS NULL) = (disabled_reason IS NULL)),
+        CONSTRAINT webhooks_previous_secret_until CHECK ((previous_secret IS NULL) = (previous_secret_until IS NULL))
+      )
+    `
+    yield* sql`
+      CREATE TABLE webhook_deliveries (
+        id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        webhook_id bigint NOT NULL CONSTRAINT webhook_deliveries_webhook_id_fkey REFERENCES webhooks (id) ON DELETE CASCADE,
+        event_id bigint NOT NULL,
+        attempt integer NOT NULL CONSTRAINT webhook_deliveries_attempt_positive CHECK (attempt >= 1),
+        attempted_at timestamptz NOT NULL,
+        outcome text NOT NULL CONSTRAINT webhook_deliveries_outcome_enum CHECK (outcome IN ('delivered', 'gone', 'retry')),
+        http_status integer,
+        duration_ms integer NOT NULL CONSTRAINT webhook_deliveries_duration_not_negative CHECK (duration_ms >= 0),
+        error text CONSTRAINT webhook_deliveries_error_length CHECK (char_length(error) <= 500)
+      )
+    `
+    // A subscription's attempts are read as keyset pages of (webhook_id, id); the index also serves the cascade.
+    yield* sql`CREATE INDEX webhook_deliveries_webhook_id_id ON webhook_deliveries (webhook_id, id)`
   })
 })
 

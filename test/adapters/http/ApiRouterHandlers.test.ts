@@ -18,6 +18,12 @@ describe("ApiRouter.Handlers", () => {
       | "deliverOrder"
       | "cancelOrder"
       | "getInventory"
+      | "createWebhook"
+      | "listWebhooks"
+      | "getWebhook"
+      | "deleteWebhook"
+      | "rotateWebhookSecret"
+      | "listWebhookDeliveries"
     >()
     expectTypeOf<keyof Handlers<never>>().toEqualTypeOf<OperationId>()
   })

@@ -86,7 +86,9 @@ export const expectDocumentedResponse = async (
   const documented = Object.keys(operation.responses ?? {})
   expect(documented, `undocumented status: ${where}`).toContain(String(response.status))
   // HEAD is the GET without its body: the status and headers are the GET's.
-  if (request.method !== "HEAD") {
+  // A 204 documents no content: its body must be empty.
+  if (response.status === 204) expect(response.text, `body: ${where}`).toBe("")
+  else if (request.method !== "HEAD") {
     const body: unknown = response.text === "" ? undefined : JSON.parse(response.text)
     const bodyResult = api.validateResponse(body, operation, response.status)
     expect(bodyResult.errors ?? [], `body: ${where}`).toEqual([])

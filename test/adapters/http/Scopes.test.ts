@@ -44,7 +44,9 @@ const WRITES = [
   ["placeOrder", "POST", "/v1/store/orders", `{"petId":1}`],
   ["approveOrder", "POST", "/v1/store/orders/1/approve", undefined],
   ["deliverOrder", "POST", "/v1/store/orders/1/deliver", undefined],
-  ["cancelOrder", "POST", "/v1/store/orders/1/cancel", undefined]
+  ["cancelOrder", "POST", "/v1/store/orders/1/cancel", undefined],
+  ["createWebhook", "POST", "/v1/webhooks", `{"url":"https://hooks.example.com/","types":["pet.created"]}`],
+  ["rotateWebhookSecret", "POST", "/v1/webhooks/1/rotate-secret", undefined]
 ] as const
 
 describe("key scopes", () => {
@@ -68,6 +70,19 @@ describe("key scopes", () => {
     // 401 before 403.
     expectError(await api.call(method, path, { body: "{", headers: json("as_unknown") }), 401, "unauthorized")
     expect((await api.call("GET", "/v1/pets", { headers: bearer(writer.text) })).text).toBe("[]")
+  })
+
+  it("a read key cannot read webhooks either (they send the store's data out): 403", async () => {
+    const api = server()
+    for (const [operation, method, path] of [
+      ["listWebhooks", "GET", "/v1/webhooks"],
+      ["getWebhook", "GET", "/v1/webhooks/1"],
+      ["listWebhookDeliveries", "GET", "/v1/webhooks/1/deliveries"],
+      ["deleteWebhook", "DELETE", "/v1/webhooks/1"]
+    ] as const) {
+      expectError(await api.call(method, path, { headers: bearer(reader.text) }), 403, "forbidden", "read", operation)
+    }
+    expect((await api.call("GET", "/v1/webhooks", { headers: bearer(writer.text) })).text).toBe("[]")
   })
 
   it("a key from API_KEYS is still a write key", async () => {
@@ -109,7 +124,14 @@ describe("key scopes", () => {
       "post /store/orders",
       "post /store/orders/{orderId}/approve",
       "post /store/orders/{orderId}/cancel",
-      "post /store/orders/{orderId}/deliver"
-    ])
+      "post /store/orders/{orderId}/deliver",
+      // Webhooks send the store's data out: every operation needs a write key, reads included.
+      "get /webhooks",
+      "post /webhooks",
+      "delete /webhooks/{webhookId}",
+      "get /webhooks/{webhookId}",
+      "get /webhooks/{webhookId}/deliveries",
+      "post /webhooks/{webhookId}/rotate-secret"
+    ].sort())
   })
 })

@@ -13,6 +13,7 @@ import * as HttpApp from "../../../src/adapters/http/server/HttpApp.ts"
 import { ROUTER_CONFIG } from "../../../src/adapters/http/server/routing/RouteTable.ts"
 import * as IdempotentCreatesMemory from "../../../src/adapters/memory/idempotency/IdempotentCreatesMemory.ts"
 import * as StoreMemory from "../../../src/adapters/memory/StoreMemory.ts"
+import * as WebhookRepositoryMemory from "../../../src/adapters/memory/webhooks/WebhookRepositoryMemory.ts"
 import type { ApiKeys } from "../../../src/ports/keys/ApiKeys.ts"
 import type { OrderRepository } from "../../../src/ports/orders/OrderRepository.ts"
 import type { PetRepository } from "../../../src/ports/pets/PetRepository.ts"
@@ -75,7 +76,7 @@ export const makeTestServer = (
     Layer.provide([store, apiKeys]),
     // For stores made for one test (failing, swappable), which keep no idempotency keys of
     // their own; a store that does (StoreMemory) provides its own, nearer the app.
-    Layer.provide(IdempotentCreatesMemory.layer()),
+    Layer.provide([IdempotentCreatesMemory.layer(), WebhookRepositoryMemory.layer]),
     Layer.provide(HttpServer.layerServices),
     Layer.provideMerge(Layer.succeed(References.MinimumLogLevel, "None"))
   )

@@ -66,13 +66,13 @@ describe.skipIf(!postgresAvailable)("Migrations on a PostgreSQL server", () => {
       // Built again (a restart): once more, with nothing left to do.
       const [context, again] = yield* statementsOf(Layer.build(store.pipe(Layer.provideMerge(client(url)))))
       assert.strictEqual(migratorRuns(again), 1)
-      const latest = (yield* SchemaMigrations.loader).length
-      assert.deepStrictEqual(yield* recorded.pipe(Effect.provide(context)), Array.from({ length: latest }, (_, i) => i + 1))
+      const ids = (yield* SchemaMigrations.loader).map(([id]) => id)
+      assert.deepStrictEqual(yield* recorded.pipe(Effect.provide(context)), ids)
 
       // An embedder that builds one adapter gets the schema too.
       const alone = yield* freshDatabaseUrl
       const keys = yield* Layer.build(ApiKeyStoreSql.layer({ ...options, listen: false }).pipe(Layer.provideMerge(client(alone))))
-      assert.strictEqual((yield* recorded.pipe(Effect.provide(keys))).length, latest)
+      assert.strictEqual((yield* recorded.pipe(Effect.provide(keys))).length, ids.length)
     }), 60_000)
 
   it.live("check: the latest migration or a later one recorded passes; fewer, or none, is SchemaOutOfDate", () =>
@@ -81,11 +81,13 @@ describe.skipIf(!postgresAvailable)("Migrations on a PostgreSQL server", () => {
       const sql = Context.get(context, SqlClient.SqlClient)
       const { applied, check } = Context.get(context, Migrations.Migrations)
       const latest = Math.max(...applied.map(([id]) => id))
+      // Numbers may skip (a migration of a branch not merged yet): the one before the latest.
+      const previous = Math.max(...applied.map(([id]) => id).filter((id) => id !== latest))
       yield* check
 
       yield* sql`DELETE FROM ${sql(SchemaMigrations.MIGRATIONS_TABLE)} WHERE migration_id = ${latest}`
       const older = yield* Effect.flip(check)
-      assert.deepStrictEqual(older, new Migrations.SchemaOutOfDate({ recorded: latest - 1, latest }))
+      assert.deepStrictEqual(older, new Migrations.SchemaOutOfDate({ recorded: previous, latest }))
       assert.match(older.message, /^the database schema is missing or out of date: it records migrations up to \d{4}, this release needs \d{4}$/)
 
       // A newer release migrated it first (a rolling deploy): this one still serves.

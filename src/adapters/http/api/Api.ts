@@ -2,6 +2,7 @@ import { HttpApi, OpenApi } from "effect/http-api"
 import { transformOpenApi } from "./OpenApiTransform.ts"
 import { PetsGroup, NewPetJson, PetJson, PetsJson } from "./PetsApi.ts"
 import { NewOrderJson, OrderJson, OrdersJson, StoreGroup } from "./StoreApi.ts"
+import { DeliveriesJson, IssuedWebhookJson, NewWebhookJson, WebhookJson, WebhooksJson, WebhooksGroup } from "./WebhooksApi.ts"
 
 /**
  * The Animal Store HTTP API, version 1.0.0, under the `/v1` base path. Shared by the
@@ -10,6 +11,7 @@ import { NewOrderJson, OrderJson, OrdersJson, StoreGroup } from "./StoreApi.ts"
 export class Api extends HttpApi.make("animal-store")
   .add(PetsGroup)
   .add(StoreGroup)
+  .add(WebhooksGroup)
   .prefix("/v1")
   // Bodies travel as text for lossless int64; these document the JSON they carry.
   .annotate(HttpApi.AdditionalSchemas, [
@@ -18,7 +20,12 @@ export class Api extends HttpApi.make("animal-store")
     PetsJson,
     NewOrderJson.annotate({ identifier: "NewOrder" }),
     OrderJson,
-    OrdersJson
+    OrdersJson,
+    NewWebhookJson.annotate({ identifier: "NewWebhook" }),
+    WebhookJson,
+    WebhooksJson,
+    IssuedWebhookJson,
+    DeliveriesJson
   ])
   .annotateMerge(OpenApi.annotations({
     title: "Animal Store",

@@ -16,11 +16,20 @@ const SUCCESS_SCHEMAS: Partial<Record<string, string>> = {
   getOrder: "Order",
   approveOrder: "Order",
   deliverOrder: "Order",
-  cancelOrder: "Order"
+  cancelOrder: "Order",
+  createWebhook: "IssuedWebhook",
+  listWebhooks: "Webhooks",
+  getWebhook: "Webhook",
+  rotateWebhookSecret: "IssuedWebhook",
+  listWebhookDeliveries: "WebhookDeliveries"
 }
 
 // Request bodies, likewise.
-const REQUEST_SCHEMAS: Partial<Record<string, string>> = { createPet: "NewPet", placeOrder: "NewOrder" }
+const REQUEST_SCHEMAS: Partial<Record<string, string>> = {
+  createPet: "NewPet",
+  placeOrder: "NewOrder",
+  createWebhook: "NewWebhook"
+}
 
 const INT64 = { type: "integer", format: "int64" } as const
 
@@ -35,6 +44,22 @@ const ORDER_EXAMPLE = {
   createdAt: "2026-11-21T10:00:00.000Z",
   updatedAt: "2026-11-21T10:00:00.000Z"
 }
+const WEBHOOK_EXAMPLE = {
+  id: 1,
+  url: "https://hooks.example.com/animal-store",
+  types: ["pet.created", "order.placed"],
+  createdAt: "2026-11-21T10:00:00.000Z",
+  state: "active"
+}
+const DELIVERY_EXAMPLE = {
+  id: 1,
+  eventId: 42,
+  attempt: 1,
+  attemptedAt: "2026-11-21T10:00:01.000Z",
+  outcome: "delivered",
+  httpStatus: 204,
+  durationMs: 87
+}
 const EXAMPLES: Partial<Record<string, unknown>> = {
   Pet: PET_EXAMPLE,
   Pets: [PET_EXAMPLE],
@@ -42,6 +67,12 @@ const EXAMPLES: Partial<Record<string, unknown>> = {
   Order: ORDER_EXAMPLE,
   Orders: [ORDER_EXAMPLE],
   NewOrder: { petId: 1 },
+  NewWebhook: { url: "https://hooks.example.com/animal-store", types: ["pet.created", "order.placed"] },
+  Webhook: WEBHOOK_EXAMPLE,
+  Webhooks: [WEBHOOK_EXAMPLE],
+  IssuedWebhook: { ...WEBHOOK_EXAMPLE, secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" },
+  WebhookDelivery: DELIVERY_EXAMPLE,
+  WebhookDeliveries: [DELIVERY_EXAMPLE],
   Inventory: { available: 12, pending: 1, sold: 3, none: 0 }
 }
 
@@ -51,9 +82,10 @@ const exampleOf = (schema: Json | undefined): unknown =>
 /** What each parameter is, by operation where the same name means different things. */
 const describeParameter = (operationId: string, parameter: Json): void => {
   const orders = operationId === "listOrders"
+  const deliveries = operationId === "listWebhookDeliveries"
   switch (parameter.name) {
     case "limit":
-      parameter.description = `Maximum number of ${orders ? "orders" : "animals"} to return.`
+      parameter.description = `Maximum number of ${orders ? "orders" : deliveries ? "delivery attempts" : "animals"} to return.`
       parameter.schema = { type: "integer", minimum: PAGE_LIMIT_MIN, maximum: PAGE_LIMIT_MAX, default: PAGE_LIMIT_DEFAULT }
       break
     case "petId":
@@ -62,6 +94,10 @@ const describeParameter = (operationId: string, parameter: Json): void => {
       break
     case "orderId":
       parameter.description = "Identifier of the order."
+      parameter.schema = INT64
+      break
+    case "webhookId":
+      parameter.description = "Identifier of the webhook subscription."
       parameter.schema = INT64
       break
     case "status":

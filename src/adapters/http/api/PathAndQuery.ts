@@ -1,6 +1,8 @@
 import { Effect, Schema, SchemaIssue, SchemaTransformation } from "effect"
 import { PAGE_LIMIT_MAX, PAGE_LIMIT_MIN } from "../../../domain/paging/PageLimit.ts"
 import { OrderId } from "../../../domain/orders/OrderId.ts"
+import { DeliveryId } from "../../../domain/webhooks/DeliveryAttempt.ts"
+import { WebhookId } from "../../../domain/webhooks/WebhookId.ts"
 import { PetId } from "../../../domain/pets/PetId.ts"
 
 const DIGITS = /^(?:0|[1-9]\d*)$/
@@ -36,6 +38,8 @@ const idParam = <S extends Schema.Codec<bigint, bigint>>(id: S) =>
 export const PetIdParam = idParam(PetId)
 /** An order id in a URL path. */
 export const OrderIdParam = idParam(OrderId)
+/** A webhook subscription's id in a URL path. */
+export const WebhookIdParam = idParam(WebhookId)
 
 const CURSOR_PREFIX = "after:"
 const invalidCursor = (input: string) =>
@@ -66,3 +70,5 @@ const cursorParam = <S extends Schema.Codec<bigint, bigint>>(id: S) =>
 export const CursorParam = cursorParam(PetId)
 /** The cursor of a page of orders. */
 export const OrderCursorParam = cursorParam(OrderId)
+/** The cursor of a page of webhook delivery attempts. */
+export const DeliveryCursorParam = cursorParam(DeliveryId)

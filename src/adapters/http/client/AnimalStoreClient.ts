@@ -4,11 +4,13 @@ import { type HttpApi, HttpApiClient, type HttpApiEndpoint, type HttpApiGroup } 
 import type { IdempotencyKey } from "../../../domain/idempotency/IdempotencyKey.ts"
 import type { OrderId } from "../../../domain/orders/OrderId.ts"
 import type { PetId } from "../../../domain/pets/PetId.ts"
+import type { WebhookId } from "../../../domain/webhooks/WebhookId.ts"
 import { Api } from "../api/Api.ts"
 import { InvalidRequest } from "../api/ApiErrors.ts"
-import { CursorParam, OrderCursorParam } from "../api/PathAndQuery.ts"
+import { CursorParam, DeliveryCursorParam, OrderCursorParam } from "../api/PathAndQuery.ts"
 import type { NewPetJson, PetJson } from "../api/PetsApi.ts"
 import type { InventoryJson, NewOrderJson, OrderJson } from "../api/StoreApi.ts"
+import type { DeliveryJson, IssuedWebhookJson, NewWebhookJson, WebhookJson } from "../api/WebhooksApi.ts"
 
 /** How to reach an Animal Store service. */
 export interface ClientOptions {
@@ -50,6 +52,20 @@ export interface Inventory extends Schema.Schema.Type<typeof InventoryJson> {}
 export interface PetsQuery extends Omit<QueryOf<"listPets">, "cursor"> {
   readonly cursor?: string | undefined
 }
+/** A webhook subscription, without its secret. */
+export interface WebhookBody extends Schema.Schema.Type<typeof WebhookJson> {}
+/** A webhook subscription with the secret just made for it (createWebhook, rotateWebhookSecret). */
+export interface IssuedWebhookBody extends Schema.Schema.Type<typeof IssuedWebhookJson> {}
+/** The body of `createWebhook`. */
+export interface NewWebhookBody extends Schema.Schema.Type<typeof NewWebhookJson> {}
+/** One attempt at delivering an event to a webhook. */
+export interface DeliveryBody extends Schema.Schema.Type<typeof DeliveryJson> {}
+/** A page of a webhook's delivery attempts; `next` is the cursor of the following page, when there is one. */
+export interface DeliveriesPage {
+  readonly deliveries: ReadonlyArray<DeliveryBody>
+  readonly next: string | undefined
+}
+
 /** The filters of `listOrders`; `cursor` is a page's `next`, passed with the same filters. */
 export interface OrdersQuery extends Omit<QueryOf<"listOrders">, "cursor"> {
   readonly cursor?: string | undefined
@@ -102,6 +118,15 @@ export interface AnimalStoreOperations {
   readonly deliverOrder: (orderId: OrderId) => Effect.Effect<OrderBody, ClientError<"deliverOrder">>
   readonly cancelOrder: (orderId: OrderId) => Effect.Effect<OrderBody, ClientError<"cancelOrder">>
   readonly getInventory: () => Effect.Effect<Inventory, ClientError<"getInventory">>
+  readonly createWebhook: (body: NewWebhookBody) => Effect.Effect<IssuedWebhookBody, ClientError<"createWebhook">>
+  readonly listWebhooks: () => Effect.Effect<ReadonlyArray<WebhookBody>, ClientError<"listWebhooks">>
+  readonly getWebhook: (webhookId: WebhookId) => Effect.Effect<WebhookBody, ClientError<"getWebhook">>
+  readonly deleteWebhook: (webhookId: WebhookId) => Effect.Effect<void, ClientError<"deleteWebhook">>
+  readonly rotateWebhookSecret: (webhookId: WebhookId) => Effect.Effect<IssuedWebhookBody, ClientError<"rotateWebhookSecret">>
+  readonly listWebhookDeliveries: (
+    webhookId: WebhookId,
+    page?: { readonly limit?: number | undefined; readonly cursor?: string | undefined }
+  ) => Effect.Effect<DeliveriesPage, ClientError<"listWebhookDeliveries">>
   /** effect's `HttpApiClient` for the same API (1.x's client: `raw.animals.getPet({ params: { petId } })`). */
   readonly raw: HttpApiClient.ForApi<typeof Api>
 }
@@ -181,6 +206,31 @@ const make = (options: ClientOptions) =>
       getInventory: Effect.fn("AnimalStoreClient.getInventory")(function*() {
         return yield* raw.store.getInventory()
       }),
+      createWebhook: Effect.fn("AnimalStoreClient.createWebhook")(function*(body: NewWebhookBody) {
+        return (yield* raw.webhooks.createWebhook({ payload: body })).body
+      }),
+      listWebhooks: Effect.fn("AnimalStoreClient.listWebhooks")(function*() {
+        return yield* raw.webhooks.listWebhooks()
+      }),
+      getWebhook: Effect.fn("AnimalStoreClient.getWebhook")(function*(webhookId: WebhookId) {
+        return yield* raw.webhooks.getWebhook({ params: { webhookId } })
+      }),
+      deleteWebhook: Effect.fn("AnimalStoreClient.deleteWebhook")(function*(webhookId: WebhookId) {
+        yield* raw.webhooks.deleteWebhook({ params: { webhookId } })
+      }),
+      rotateWebhookSecret: Effect.fn("AnimalStoreClient.rotateWebhookSecret")(function*(webhookId: WebhookId) {
+        return yield* raw.webhooks.rotateWebhookSecret({ params: { webhookId } })
+      }),
+      listWebhookDeliveries: Effect.fn("AnimalStoreClient.listWebhookDeliveries")(
+        function*(webhookId: WebhookId, { cursor, limit }: { readonly limit?: number | undefined; readonly cursor?: string | undefined } = {}) {
+          const after = yield* cursorId(DeliveryCursorParam, cursor)
+          const { body, headers } = yield* raw.webhooks.listWebhookDeliveries({
+            params: { webhookId },
+            query: { ...(limit === undefined ? {} : { limit }), ...(after === undefined ? {} : { cursor: after }) }
+          })
+          return { deliveries: body, next: nextCursor(headers.link) }
+        }
+      ),
       raw
     }
     return operations

@@ -12,6 +12,8 @@ import * as ErrorResponses from "./policies/ErrorResponses.ts"
 import * as MetricsRoute from "./process/MetricsRoute.ts"
 import * as OrderHandlers from "./orders/OrderHandlers.ts"
 import * as PetHandlers from "./pets/PetHandlers.ts"
+import * as WebhookHandlers from "./webhooks/WebhookHandlers.ts"
+import { WebhookSenderHttp } from "../../webhooks/index.ts"
 import * as RequestTelemetry from "./policies/RequestTelemetry.ts"
 import * as RouteTable from "./routing/RouteTable.ts"
 import * as StaticAsset from "./process/StaticAsset.ts"
@@ -73,8 +75,8 @@ const openApiRoute = (api: typeof Api) =>
 
 // One handler per operation of the Api; leaving one out fails the typecheck.
 const handlers = Effect.map(
-  Effect.all([PetHandlers.make, OrderHandlers.make]),
-  ([pets, orders]): ApiRouter.Handlers<never> => ({ ...pets, ...orders })
+  Effect.all([PetHandlers.make, OrderHandlers.make, WebhookHandlers.make]),
+  ([pets, orders, webhooks]): ApiRouter.Handlers<never> => ({ ...pets, ...orders, ...webhooks })
 )
 
 /** What to serve besides the API. */
@@ -83,6 +85,11 @@ export interface Options {
   readonly metrics?: boolean | undefined
   /** Origins allowed to call the API from a browser (CORS). Default: none, CORS off. */
   readonly cors?: Cors.CorsOrigins | undefined
+  /**
+   * Webhook URLs may point at private addresses and use plain http (WEBHOOK_ALLOW_PRIVATE;
+   * development and tests only). Default: false.
+   */
+  readonly webhookAllowPrivate?: boolean | undefined
 }
 
 /**
@@ -107,7 +114,9 @@ export const layer = (servers: Servers, options?: Options) => {
     ...(metrics ? [["GET", MetricsRoute.METRICS_PATH] as const] : [])
   ])
   return Layer.mergeAll(
-    ApiRouter.layer(handlers),
+    ApiRouter.layer(handlers).pipe(
+      Layer.provide(WebhookSenderHttp.layer({ allowPrivate: options?.webhookAllowPrivate ?? false }))
+    ),
     Layer.mergeAll(openApiRoute(api), DocsPage.layer(api, DOCS_PATH)).pipe(
       Layer.provide(StaticAsset.middleware.layer)
     ),

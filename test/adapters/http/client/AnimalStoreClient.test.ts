@@ -13,12 +13,13 @@ import { PetId } from "../../../../src/domain/pets/PetId.ts"
 import { IdempotencyKey } from "../../../../src/domain/idempotency/IdempotencyKey.ts"
 import { OrderId } from "../../../../src/domain/orders/OrderId.ts"
 import { PetName } from "../../../../src/domain/pets/PetName.ts"
+import { WebhookId } from "../../../../src/domain/webhooks/WebhookId.ts"
 
 const KEY = "client-test-key"
 
 // The real service on an ephemeral port.
 const Server = HttpRouter.serve(
-  HttpApp.layer({ production: "http://localhost/v1", staging: "http://localhost/v1" }),
+  HttpApp.layer({ production: "http://localhost/v1", staging: "http://localhost/v1" }, { webhookAllowPrivate: true }),
   { disableLogger: true, disableListenLog: true }
 ).pipe(
   Layer.provide([StoreMemory.layer, ApiKeysStatic.layer([Redacted.make(KEY)])]),
@@ -189,5 +190,22 @@ layer(Server)("AnimalStoreClient against the real server", (it) => {
       const client = yield* clientWith(KEY)
       const { pet } = yield* client.createPet(available("Raw"))
       assert.deepStrictEqual(yield* client.raw.animals.getPet({ params: { petId: pet.id } }), pet)
+    }))
+
+  it.effect("webhooks: create shows the secret once, list and get do not; rotate, deliveries, delete", () =>
+    Effect.gen(function*() {
+      const client = yield* clientWith(KEY)
+      const issued = yield* client.createWebhook({ url: "http://127.0.0.1:9/hook", types: ["pet.created"] })
+      assert.match(issued.secret, /^whsec_/)
+      const { secret: _, ...webhook } = issued
+      assert.deepStrictEqual(yield* client.getWebhook(issued.id), webhook)
+      assert.deepStrictEqual((yield* client.listWebhooks()).find((each) => each.id === issued.id), webhook)
+      const rotated = yield* client.rotateWebhookSecret(issued.id)
+      assert.notStrictEqual(rotated.secret, issued.secret)
+      assert.deepStrictEqual(yield* client.listWebhookDeliveries(issued.id), { deliveries: [], next: undefined })
+      yield* client.deleteWebhook(issued.id)
+      const error = yield* Effect.flip(client.getWebhook(issued.id))
+      assert.strictEqual(error._tag, "NotFound")
+      assert.strictEqual((yield* Effect.flip(client.deleteWebhook(WebhookId.make(999n))))._tag, "NotFound")
     }))
 })

@@ -13,6 +13,7 @@ import type {
   IdempotencyKeyInUse as DomainIdempotencyKeyInUse,
   IdempotencyKeyReused as DomainIdempotencyKeyReused
 } from "../../../../domain/idempotency/IdempotencyErrors.ts"
+import type { WebhookNotFound } from "../../../../domain/webhooks/WebhookErrors.ts"
 import {
   Forbidden,
   Gone,
@@ -30,6 +31,7 @@ import {
 export type DomainError =
   | PetNotFound
   | OrderNotFound
+  | WebhookNotFound
   | PetNotAvailable
   | OrderConflict
   | InvalidInput
@@ -43,6 +45,7 @@ export type DomainError =
 interface HttpErrorFor {
   readonly PetNotFound: NotFound
   readonly OrderNotFound: NotFound
+  readonly WebhookNotFound: NotFound
   readonly PetNotAvailable: PetNotAvailableConflict
   readonly OrderConflict: InvalidTransition
   readonly InvalidInput: InvalidRequest
@@ -57,6 +60,7 @@ interface HttpErrorFor {
 const mappings: { readonly [K in DomainError["_tag"]]: (error: Extract<DomainError, { _tag: K }>) => HttpErrorFor[K] } = {
   PetNotFound: (error) => new NotFound({ message: error.message }),
   OrderNotFound: (error) => new NotFound({ message: error.message }),
+  WebhookNotFound: (error) => new NotFound({ message: error.message }),
   PetNotAvailable: (error) => new PetNotAvailableConflict({ message: error.message }),
   OrderConflict: (error) => new InvalidTransition({ message: error.message }),
   InvalidInput: (error) => new InvalidRequest({ message: error.message }),

@@ -110,7 +110,9 @@ const unauthorized = (error: Unauthorized) =>
 const malformed = errorResponse({ code: "invalid_request", message: "the request is malformed", status: 400 })
 
 const replied = (reply: Reply): Response =>
-  HttpServerResponse.text(reply.body, {
+  reply.status === 204
+    ? HttpServerResponse.empty({ status: 204, ...(reply.headers === undefined ? {} : { headers: reply.headers }) })
+    : HttpServerResponse.text(reply.body, {
     status: reply.status,
     contentType: "application/json",
     ...(reply.headers === undefined ? {} : { headers: reply.headers })

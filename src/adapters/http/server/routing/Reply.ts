@@ -14,3 +14,6 @@ export const ok = (body: string, headers?: Readonly<Record<string, string>>): Re
 
 /** A 201 with `body` and the created resource's `Location`. */
 export const created = (body: string, location: string): Reply => ({ status: 201, body, headers: { location } })
+
+/** A 204: done, nothing to say. */
+export const noContent: Reply = { status: 204, body: "" }

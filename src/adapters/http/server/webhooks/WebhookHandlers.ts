@@ -1,0 +1,89 @@
+/** The `webhooks` operations: subscriptions, their secrets, and their delivery attempts. */
+import { DateTime, Effect, Schema } from "effect"
+import { PAGE_LIMIT_DEFAULT } from "../../../../domain/paging/PageLimit.ts"
+import type { DeliveryAttempt } from "../../../../domain/webhooks/DeliveryAttempt.ts"
+import { SECRET_ROTATION_OVERLAP } from "../../../../domain/webhooks/WebhookSecret.ts"
+import type { WebhookSubscription } from "../../../../domain/webhooks/WebhookSubscription.ts"
+import { type IssuedWebhook, WebhookRepository } from "../../../../ports/webhooks/WebhookRepository.ts"
+import { WebhookSender } from "../../../../ports/webhooks/WebhookSender.ts"
+import { Api } from "../../api/Api.ts"
+import { DeliveryCursorParam } from "../../api/PathAndQuery.ts"
+import { DeliveryJson, IssuedWebhookJson, WebhookJson } from "../../api/WebhooksApi.ts"
+import type { Handlers } from "../routing/ApiRouter.ts"
+import { pathOf } from "../routing/EndpointPath.ts"
+import { keysetPage } from "../routing/KeysetPage.ts"
+import * as Reply from "../routing/Reply.ts"
+
+const { getWebhook, listWebhookDeliveries } = Api.groups.webhooks.endpoints
+const webhookPath = pathOf<"webhookId">(getWebhook)
+const deliveriesPath = pathOf<"webhookId">(listWebhookDeliveries)
+const encodeWebhook = Schema.encodeSync(WebhookJson)
+const encodeIssued = Schema.encodeSync(IssuedWebhookJson)
+const encodeDelivery = Schema.encodeSync(DeliveryJson)
+const encodeDeliveryCursor = Schema.encodeSync(DeliveryCursorParam)
+
+// The wire's flat state: `state`, and why and since when a disabled one stopped.
+const wire = (webhook: WebhookSubscription): typeof WebhookJson.Type => ({
+  id: webhook.id,
+  url: webhook.url,
+  types: webhook.types,
+  createdAt: webhook.createdAt,
+  state: webhook.state._tag,
+  ...(webhook.state._tag === "disabled" ? { disabledReason: webhook.state.reason, disabledAt: webhook.state.disabledAt } : {})
+})
+const webhookJson = (webhook: WebhookSubscription) => JSON.stringify(encodeWebhook(wire(webhook)))
+const issuedJson = (issued: IssuedWebhook) => JSON.stringify(encodeIssued({ ...wire(issued.webhook), secret: issued.secret }))
+const deliveryJson = (attempt: DeliveryAttempt) =>
+  encodeDelivery({
+    id: attempt.id,
+    eventId: attempt.eventId,
+    attempt: attempt.attempt,
+    attemptedAt: attempt.attemptedAt,
+    outcome: attempt.outcome,
+    durationMs: attempt.durationMs,
+    ...(attempt.httpStatus === undefined ? {} : { httpStatus: attempt.httpStatus }),
+    ...(attempt.error === undefined ? {} : { error: attempt.error })
+  })
+
+/** The handlers over the WebhookRepository and WebhookSender in context. */
+export const make = Effect.gen(function*() {
+  const webhooks = yield* WebhookRepository
+  const sender = yield* WebhookSender
+  return {
+    createWebhook: ({ payload }) =>
+      Effect.gen(function*() {
+        // The URL's rules and its host's addresses, checked before anything is stored.
+        const url = yield* sender.check(payload.url)
+        const issued = yield* webhooks.create({ url, types: payload.types, createdAt: yield* DateTime.now })
+        return Reply.created(issuedJson(issued), webhookPath({ webhookId: issued.webhook.id }))
+      }),
+    listWebhooks: () =>
+      Effect.map(webhooks.list, (all) => Reply.ok(JSON.stringify(all.map((webhook) => encodeWebhook(wire(webhook)))))),
+    getWebhook: ({ params }) => Effect.map(webhooks.get(params.webhookId), (webhook) => Reply.ok(webhookJson(webhook))),
+    deleteWebhook: ({ params }) => Effect.as(webhooks.delete(params.webhookId), Reply.noContent),
+    rotateWebhookSecret: ({ params }) =>
+      Effect.flatMap(DateTime.now, (now) =>
+        Effect.map(
+          webhooks.rotateSecret(params.webhookId, now, SECRET_ROTATION_OVERLAP),
+          (issued) => Reply.ok(issuedJson(issued))
+        )),
+    listWebhookDeliveries: ({ params, query }) => {
+      const limit = query.limit ?? PAGE_LIMIT_DEFAULT
+      return Effect.map(
+        webhooks.deliveries(params.webhookId, { after: query.cursor ?? 0n, limit: limit + 1 }),
+        (rows) => {
+          const { link, page } = keysetPage(rows, {
+            limit,
+            path: deliveriesPath({ webhookId: params.webhookId }),
+            filters: [],
+            cursorOf: encodeDeliveryCursor
+          })
+          return Reply.ok(JSON.stringify(page.map(deliveryJson)), link === undefined ? undefined : { link })
+        }
+      )
+    }
+  } satisfies Pick<
+    Handlers<never>,
+    "createWebhook" | "listWebhooks" | "getWebhook" | "deleteWebhook" | "rotateWebhookSecret" | "listWebhookDeliveries"
+  >
+})

@@ -1,0 +1,118 @@
+import { DateTime, Effect, Layer } from "effect"
+import { issueSecret } from "../../../application/webhooks/SecretIssuer.ts"
+import { DeliveryAttempt, type DeliveryId } from "../../../domain/webhooks/DeliveryAttempt.ts"
+import { WebhookNotFound } from "../../../domain/webhooks/WebhookErrors.ts"
+import type { WebhookId } from "../../../domain/webhooks/WebhookId.ts"
+import type { WebhookSecret } from "../../../domain/webhooks/WebhookSecret.ts"
+import { WebhookSubscription } from "../../../domain/webhooks/WebhookSubscription.ts"
+import { type DeliveryProgress, WebhookRepository } from "../../../ports/webhooks/WebhookRepository.ts"
+
+interface Entry {
+  webhook: WebhookSubscription
+  secret: WebhookSecret
+  previous: { readonly secret: WebhookSecret; readonly until: DateTime.Utc } | undefined
+  progress: DeliveryProgress
+  // Ascending by id: attempts are recorded in id order.
+  readonly attempts: Array<DeliveryAttempt>
+}
+
+/**
+ * Webhook subscriptions in process memory: nothing survives a restart. Each method body
+ * runs synchronously inside one Effect step, so each is atomic.
+ */
+export const make = Effect.sync(() => {
+  const entries = new Map<WebhookId, Entry>()
+  let lastId = 0n
+  let lastDeliveryId = 0n
+  const find = (id: WebhookId) =>
+    Effect.suspend(() => {
+      const entry = entries.get(id)
+      return entry === undefined ? Effect.fail(new WebhookNotFound({ id })) : Effect.succeed(entry)
+    })
+  const signing = (entry: Entry, now: DateTime.Utc): readonly [WebhookSecret, ...Array<WebhookSecret>] =>
+    entry.previous !== undefined && DateTime.isLessThan(now, entry.previous.until)
+      ? [entry.secret, entry.previous.secret]
+      : [entry.secret]
+
+  return WebhookRepository.of({
+    create: Effect.fn("WebhookRepository.create")((request) =>
+      Effect.sync(() => {
+        const webhook = new WebhookSubscription({
+          id: ++lastId as WebhookId,
+          url: request.url,
+          types: request.types,
+          createdAt: request.createdAt,
+          state: { _tag: "active" }
+        }, { disableChecks: true })
+        const secret = issueSecret()
+        entries.set(webhook.id, {
+          webhook,
+          secret,
+          previous: undefined,
+          progress: { cursor: 0n, attempt: 0, nextAttemptAt: undefined },
+          attempts: []
+        })
+        return { webhook, secret }
+      })
+    ),
+    list: Effect.sync(() => [...entries.values()].map((entry) => entry.webhook)).pipe(
+      Effect.withSpan("WebhookRepository.list")
+    ),
+    get: Effect.fn("WebhookRepository.get")((id: WebhookId) => Effect.map(find(id), (entry) => entry.webhook)),
+    delete: Effect.fn("WebhookRepository.delete")((id: WebhookId) =>
+      Effect.map(find(id), () => void entries.delete(id))
+    ),
+    rotateSecret: Effect.fn("WebhookRepository.rotateSecret")((id, at, overlap) =>
+      Effect.map(find(id), (entry) => {
+        entry.previous = { secret: entry.secret, until: DateTime.addDuration(at, overlap) }
+        entry.secret = issueSecret()
+        return { webhook: entry.webhook, secret: entry.secret }
+      })
+    ),
+    disable: Effect.fn("WebhookRepository.disable")((id, reason, at) =>
+      Effect.map(find(id), (entry) => {
+        if (entry.webhook.state._tag === "active") {
+          entry.webhook = new WebhookSubscription({
+            ...entry.webhook,
+            state: { _tag: "disabled", reason, disabledAt: at }
+          }, { disableChecks: true })
+        }
+        return entry.webhook
+      })
+    ),
+    due: Effect.fn("WebhookRepository.due")((now, limit) =>
+      Effect.sync(() =>
+        [...entries.values()]
+          .filter((entry) =>
+            entry.webhook.state._tag === "active" &&
+            (entry.progress.nextAttemptAt === undefined || DateTime.isLessThanOrEqualTo(entry.progress.nextAttemptAt, now))
+          )
+          .slice(0, limit)
+          .map((entry) => ({ webhook: entry.webhook, secrets: signing(entry, now), progress: entry.progress }))
+      )
+    ),
+    recordAttempt: Effect.fn("WebhookRepository.recordAttempt")((id, attempt, progress) =>
+      Effect.map(find(id), (entry) => {
+        const recorded = new DeliveryAttempt({
+          id: ++lastDeliveryId as DeliveryId,
+          webhookId: id,
+          ...attempt
+        }, { disableChecks: true })
+        entry.attempts.push(recorded)
+        entry.progress = progress
+        return recorded
+      })
+    ),
+    advance: Effect.fn("WebhookRepository.advance")((id, progress) =>
+      Effect.map(find(id), (entry) => {
+        entry.progress = progress
+      })
+    ),
+    deliveries: Effect.fn("WebhookRepository.deliveries")((id, page) =>
+      Effect.map(find(id), (entry) => entry.attempts.filter((attempt) => attempt.id > page.after).slice(0, page.limit))
+    )
+  })
+})
+
+/** A WebhookRepository of its own, in memory. */
+export const layer: Layer.Layer<WebhookRepository> = Layer.effect(WebhookRepository, make)

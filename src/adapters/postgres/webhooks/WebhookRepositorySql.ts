@@ -1,0 +1,245 @@
+import { DateTime, Duration, Effect, Layer, Schema } from "effect"
+import { type Migrator, SqlClient, type SqlError, SqlSchema } from "effect/sql"
+import { issueSecret } from "../../../application/webhooks/SecretIssuer.ts"
+import { EventId } from "../../../domain/events/EventId.ts"
+import { EventType } from "../../../domain/events/EventType.ts"
+import { DeliveryAttempt, DeliveryId, DeliveryOutcome } from "../../../domain/webhooks/DeliveryAttempt.ts"
+import { WebhookNotFound } from "../../../domain/webhooks/WebhookErrors.ts"
+import { WebhookId } from "../../../domain/webhooks/WebhookId.ts"
+import { WebhookSecret } from "../../../domain/webhooks/WebhookSecret.ts"
+import { WebhookSubscription } from "../../../domain/webhooks/WebhookSubscription.ts"
+import { WebhookUrl } from "../../../domain/webhooks/WebhookUrl.ts"
+import { type DeliveryProgress, WebhookRepository } from "../../../ports/webhooks/WebhookRepository.ts"
+import * as Migrations from "../Migrations.ts"
+import type { Options } from "../pets/PetRepositorySql.ts"
+import { unavailableOrDie } from "../UnavailableOrDie.ts"
+
+const COLUMNS = `id, url, types, created_at, disabled_at, disabled_reason, secret, previous_secret,
+  previous_secret_until, cursor_event_id, attempt, next_attempt_at`
+
+// Rows are decoded through the domain schemas, so a row no service could have written fails loudly.
+const WebhookRow = Schema.Struct({
+  id: WebhookId,
+  url: WebhookUrl,
+  types: Schema.NonEmptyArray(EventType),
+  created_at: Schema.DateTimeUtcFromDate,
+  disabled_at: Schema.NullOr(Schema.DateTimeUtcFromDate),
+  disabled_reason: Schema.NullOr(Schema.String),
+  secret: WebhookSecret,
+  previous_secret: Schema.NullOr(WebhookSecret),
+  previous_secret_until: Schema.NullOr(Schema.DateTimeUtcFromDate),
+  cursor_event_id: Schema.Union([EventId, Schema.Literal(0n)]),
+  attempt: Schema.Int,
+  next_attempt_at: Schema.NullOr(Schema.DateTimeUtcFromDate)
+})
+type WebhookRow = typeof WebhookRow.Type
+
+const DeliveryRow = Schema.Struct({
+  id: DeliveryId,
+  webhook_id: WebhookId,
+  event_id: EventId,
+  attempt: Schema.Int,
+  attempted_at: Schema.DateTimeUtcFromDate,
+  outcome: DeliveryOutcome,
+  http_status: Schema.NullOr(Schema.Int),
+  duration_ms: Schema.Int,
+  error: Schema.NullOr(Schema.String)
+})
+
+const toWebhook = (row: WebhookRow): WebhookSubscription =>
+  new WebhookSubscription({
+    id: row.id,
+    url: row.url,
+    types: row.types,
+    createdAt: row.created_at,
+    state: row.disabled_at === null
+      ? { _tag: "active" }
+      : { _tag: "disabled", reason: row.disabled_reason ?? "", disabledAt: row.disabled_at }
+  }, { disableChecks: true })
+
+const toTarget = (row: WebhookRow, now: DateTime.Utc) => ({
+  webhook: toWebhook(row),
+  secrets: row.previous_secret !== null && row.previous_secret_until !== null &&
+      DateTime.isLessThan(now, row.previous_secret_until)
+    ? [row.secret, row.previous_secret] as const
+    : [row.secret] as const,
+  progress: {
+    cursor: row.cursor_event_id,
+    attempt: row.attempt,
+    nextAttemptAt: row.next_attempt_at ?? undefined
+  }
+})
+
+const toDelivery = (row: typeof DeliveryRow.Type): DeliveryAttempt =>
+  new DeliveryAttempt({
+    id: row.id,
+    webhookId: row.webhook_id,
+    eventId: row.event_id,
+    attempt: row.attempt,
+    attemptedAt: row.attempted_at,
+    outcome: row.outcome,
+    httpStatus: row.http_status ?? undefined,
+    durationMs: row.duration_ms,
+    error: row.error ?? undefined
+  }, { disableChecks: true })
+
+const date = (time: DateTime.Utc | undefined): Date | null => time === undefined ? null : DateTime.toDateUtc(time)
+
+/** Builds a WebhookRepository on a SqlClient (PostgreSQL server or embedded PGlite), once the migrations have run. */
+export const make = (options: Options) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* Migrations.Migrations
+    const guard = unavailableOrDie(Duration.fromInputUnsafe(options.timeout))
+    const columns = sql.literal(COLUMNS)
+
+    // A statement that returns the subscription's row, or fails WebhookNotFound when there is none.
+    const one = (id: WebhookId, statement: Effect.Effect<ReadonlyArray<unknown>, SqlError.SqlError>) =>
+      Effect.flatMap(
+        SqlSchema.findAll({ Request: Schema.Void, Result: WebhookRow, execute: () => statement })(undefined),
+        (rows) => rows[0] === undefined ? Effect.fail(new WebhookNotFound({ id })) : Effect.succeed(rows[0])
+      )
+
+    const create = Effect.fn("WebhookRepository.create")((request: {
+      readonly url: WebhookUrl
+      readonly types: readonly [EventType, ...Array<EventType>]
+      readonly createdAt: DateTime.Utc
+    }) => {
+      const secret = issueSecret()
+      return SqlSchema.findOne({
+        Request: Schema.Void,
+        Result: WebhookRow,
+        execute: () =>
+          sql`INSERT INTO webhooks (url, types, created_at, secret)
+              VALUES (${request.url}, ${request.types}, ${date(request.createdAt)}, ${secret})
+              RETURNING ${columns}`
+      })(undefined).pipe(
+        Effect.map((row) => ({ webhook: toWebhook(row), secret })),
+        Effect.catchTag("NoSuchElementError", Effect.die),
+        guard
+      )
+    })
+
+    const list = SqlSchema.findAll({
+      Request: Schema.Void,
+      Result: WebhookRow,
+      execute: () => sql`SELECT ${columns} FROM webhooks ORDER BY id`
+    })(undefined).pipe(Effect.map((rows) => rows.map(toWebhook)), guard, Effect.withSpan("WebhookRepository.list"))
+
+    const get = Effect.fn("WebhookRepository.get")((id: WebhookId) =>
+      guard(Effect.map(one(id, sql`SELECT ${columns} FROM webhooks WHERE id = ${id}`), toWebhook))
+    )
+
+    // The attempts go with it (ON DELETE CASCADE).
+    const remove = Effect.fn("WebhookRepository.delete")((id: WebhookId) =>
+      guard(Effect.asVoid(one(id, sql`DELETE FROM webhooks WHERE id = ${id} RETURNING ${columns}`)))
+    )
+
+    const rotateSecret = Effect.fn("WebhookRepository.rotateSecret")(
+      (id: WebhookId, at: DateTime.Utc, overlap: Duration.Duration) => {
+        const secret = issueSecret()
+        return guard(Effect.map(
+          one(
+            id,
+            sql`UPDATE webhooks SET previous_secret = secret, previous_secret_until = ${date(DateTime.addDuration(at, overlap))},
+                                    secret = ${secret}
+                WHERE id = ${id} RETURNING ${columns}`
+          ),
+          (row) => ({ webhook: toWebhook(row), secret })
+        ))
+      }
+    )
+
+    const disable = Effect.fn("WebhookRepository.disable")((id: WebhookId, reason: string, at: DateTime.Utc) =>
+      guard(Effect.map(
+        one(
+          id,
+          sql`UPDATE webhooks SET disabled_at = coalesce(disabled_at, ${date(at)}),
+                                  disabled_reason = coalesce(disabled_reason, ${reason})
+              WHERE id = ${id} RETURNING ${columns}`
+        ),
+        toWebhook
+      ))
+    )
+
+    const due = Effect.fn("WebhookRepository.due")((now: DateTime.Utc, limit: number) =>
+      SqlSchema.findAll({
+        Request: Schema.Void,
+        Result: WebhookRow,
+        execute: () =>
+          sql`SELECT ${columns} FROM webhooks
+              WHERE disabled_at IS NULL AND (next_attempt_at IS NULL OR next_attempt_at <= ${date(now)})
+              ORDER BY id LIMIT ${limit}`
+      })(undefined).pipe(Effect.map((rows) => rows.map((row) => toTarget(row, now))), guard)
+    )
+
+
+    const progressStatement = (id: WebhookId, progress: DeliveryProgress) =>
+      one(
+        id,
+        sql`UPDATE webhooks SET cursor_event_id = ${progress.cursor}, attempt = ${progress.attempt},
+                                next_attempt_at = ${date(progress.nextAttemptAt)}
+            WHERE id = ${id} RETURNING ${columns}`
+      )
+
+    const advance = Effect.fn("WebhookRepository.advance")((id: WebhookId, progress: DeliveryProgress) =>
+      guard(Effect.asVoid(progressStatement(id, progress)))
+    )
+
+    const recordAttempt = Effect.fn("WebhookRepository.recordAttempt")((
+      id: WebhookId,
+      attempt: Parameters<WebhookRepository["Service"]["recordAttempt"]>[1],
+      progress: DeliveryProgress
+    ) =>
+      sql.withTransaction(Effect.gen(function*() {
+        yield* progressStatement(id, progress)
+        const row = yield* SqlSchema.findOne({
+          Request: Schema.Void,
+          Result: DeliveryRow,
+          execute: () =>
+            sql`INSERT INTO webhook_deliveries
+                  (webhook_id, event_id, attempt, attempted_at, outcome, http_status, duration_ms, error)
+                VALUES (${id}, ${attempt.eventId}, ${attempt.attempt}, ${date(attempt.attemptedAt)}, ${attempt.outcome},
+                        ${attempt.httpStatus ?? null}, ${attempt.durationMs}, ${attempt.error ?? null})
+                RETURNING id, webhook_id, event_id, attempt, attempted_at, outcome, http_status, duration_ms, error`
+        })(undefined)
+        return toDelivery(row)
+      })).pipe(Effect.catchTag("NoSuchElementError", Effect.die), guard)
+    )
+
+    const deliveries = Effect.fn("WebhookRepository.deliveries")((
+      id: WebhookId,
+      page: { readonly after: DeliveryId | 0n; readonly limit: number }
+    ) =>
+      Effect.gen(function*() {
+        yield* one(id, sql`SELECT ${columns} FROM webhooks WHERE id = ${id}`)
+        const rows = yield* SqlSchema.findAll({
+          Request: Schema.Void,
+          Result: DeliveryRow,
+          execute: () =>
+            sql`SELECT id, webhook_id, event_id, attempt, attempted_at, outcome, http_status, duration_ms, error
+                FROM webhook_deliveries WHERE webhook_id = ${id} AND id > ${page.after} ORDER BY id LIMIT ${page.limit}`
+        })(undefined)
+        return rows.map(toDelivery)
+      }).pipe(guard)
+    )
+
+    return WebhookRepository.of({
+      create,
+      list,
+      get,
+      delete: remove,
+      rotateSecret,
+      disable,
+      due,
+      recordAttempt,
+      advance,
+      deliveries
+    })
+  })
+
+/** A WebhookRepository on the SqlClient in context (PostgreSQL server or embedded PGlite). */
+export const layer = (
+  options: Options
+): Layer.Layer<WebhookRepository, Migrator.MigrationError | SqlError.SqlError, SqlClient.SqlClient> =>
+  Layer.effect(WebhookRepository, make(options)).pipe(Layer.provide(Migrations.layer))

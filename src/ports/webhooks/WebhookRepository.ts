@@ -1,0 +1,97 @@
+import { Context, type DateTime, type Duration, type Effect } from "effect"
+import type { StoreUnavailable } from "../../domain/Errors.ts"
+import type { EventId } from "../../domain/events/EventId.ts"
+import type { AttemptResult, DeliveryAttempt, DeliveryId } from "../../domain/webhooks/DeliveryAttempt.ts"
+import type { WebhookNotFound } from "../../domain/webhooks/WebhookErrors.ts"
+import type { WebhookId } from "../../domain/webhooks/WebhookId.ts"
+import type { WebhookSecret } from "../../domain/webhooks/WebhookSecret.ts"
+import type { WebhookSubscription } from "../../domain/webhooks/WebhookSubscription.ts"
+import type { WebhookUrl } from "../../domain/webhooks/WebhookUrl.ts"
+import type { EventType } from "../../domain/events/EventType.ts"
+
+/** A subscription and the secret just made for it: the only time the secret is shown. */
+export interface IssuedWebhook {
+  readonly webhook: WebhookSubscription
+  readonly secret: WebhookSecret
+}
+
+/**
+ * Where a subscription's deliveries stand. `cursor` is the last event settled for it
+ * (delivered, or given up); the next one is being tried, `attempt` times so far, and is
+ * not tried again before `nextAttemptAt` (none: at once).
+ */
+export interface DeliveryProgress {
+  readonly cursor: EventId | 0n
+  readonly attempt: number
+  readonly nextAttemptAt: DateTime.Utc | undefined
+}
+
+/** What a dispatcher needs to deliver to a subscription: where it stands, and the secrets that sign now. */
+export interface DeliveryTarget {
+  readonly webhook: WebhookSubscription
+  /** The current secret first, then the previous one while its overlap lasts. */
+  readonly secrets: readonly [WebhookSecret, ...Array<WebhookSecret>]
+  readonly progress: DeliveryProgress
+}
+
+/**
+ * Webhook subscriptions, their signing secrets, where their deliveries stand and the
+ * attempts made. Secrets are kept as they are (each delivery is signed with them) and
+ * leave the store only to sign: in IssuedWebhook once, and in DeliveryTarget.
+ */
+export class WebhookRepository extends Context.Service<WebhookRepository, {
+  /**
+   * Adds an active subscription with a new secret; its deliveries start after event 0
+   * (a dispatcher skips the events that occurred before `createdAt`).
+   */
+  readonly create: (request: {
+    readonly url: WebhookUrl
+    readonly types: readonly [EventType, ...Array<EventType>]
+    readonly createdAt: DateTime.Utc
+  }) => Effect.Effect<IssuedWebhook, StoreUnavailable>
+  /** Every subscription, active or disabled, ascending by id. */
+  readonly list: Effect.Effect<ReadonlyArray<WebhookSubscription>, StoreUnavailable>
+  readonly get: (id: WebhookId) => Effect.Effect<WebhookSubscription, WebhookNotFound | StoreUnavailable>
+  /** Removes the subscription and its recorded attempts. */
+  readonly delete: (id: WebhookId) => Effect.Effect<void, WebhookNotFound | StoreUnavailable>
+  /**
+   * Makes a new current secret. The one it replaces still signs until `at + overlap`, so
+   * a receiver can move to the new one; a secret replaced before that stops at once.
+   */
+  readonly rotateSecret: (
+    id: WebhookId,
+    at: DateTime.Utc,
+    overlap: Duration.Duration
+  ) => Effect.Effect<IssuedWebhook, WebhookNotFound | StoreUnavailable>
+  /** Stops deliveries and says why (a 410 answer, an operator); a disabled one stays disabled, with its first reason. */
+  readonly disable: (
+    id: WebhookId,
+    reason: string,
+    at: DateTime.Utc
+  ) => Effect.Effect<WebhookSubscription, WebhookNotFound | StoreUnavailable>
+  /** Active subscriptions whose next attempt is due at `now`, ascending by id, at most `limit`. */
+  readonly due: (now: DateTime.Utc, limit: number) => Effect.Effect<ReadonlyArray<DeliveryTarget>, StoreUnavailable>
+  /**
+   * Records an attempt at delivering `eventId` and moves the subscription's progress,
+   * as one change: an attempt is never recorded without the progress it made.
+   */
+  readonly recordAttempt: (
+    id: WebhookId,
+    attempt: AttemptResult & {
+      readonly eventId: EventId
+      readonly attempt: number
+      readonly attemptedAt: DateTime.Utc
+    },
+    progress: DeliveryProgress
+  ) => Effect.Effect<DeliveryAttempt, WebhookNotFound | StoreUnavailable>
+  /**
+   * Moves the subscription's progress without an attempt: past events it does not
+   * receive (before its creation, or of other types), or to a later retry time.
+   */
+  readonly advance: (id: WebhookId, progress: DeliveryProgress) => Effect.Effect<void, WebhookNotFound | StoreUnavailable>
+  /** The subscription's attempts with an id greater than `after`, ascending, at most `limit`. */
+  readonly deliveries: (
+    id: WebhookId,
+    page: { readonly after: DeliveryId | 0n; readonly limit: number }
+  ) => Effect.Effect<ReadonlyArray<DeliveryAttempt>, WebhookNotFound | StoreUnavailable>
+}>()("animal-store/ports/WebhookRepository") {}

@@ -1,0 +1,214 @@
+/** The one contract of WebhookRepository, run on every store (memory, embedded, PostgreSQL). */
+import { assert, layer } from "@effect/vitest"
+import { DateTime, Duration, Effect, type Layer } from "effect"
+import type { EventId } from "../../../src/domain/events/EventId.ts"
+import type { DeliveryId } from "../../../src/domain/webhooks/DeliveryAttempt.ts"
+import { WebhookId } from "../../../src/domain/webhooks/WebhookId.ts"
+import { secretKey } from "../../../src/domain/webhooks/WebhookSecret.ts"
+import type { WebhookUrl } from "../../../src/domain/webhooks/WebhookUrl.ts"
+import { WebhookRepository } from "../../../src/ports/webhooks/WebhookRepository.ts"
+
+const at = (iso: string) => DateTime.makeUnsafe(iso)
+const T0 = at("2026-05-01T10:00:00.000Z")
+const url = (path: string) => `https://hooks.example.com/${path}` as WebhookUrl
+const create = (path: string, types: readonly ["pet.created", ...Array<"pet.created" | "order.placed">] = ["pet.created"]) =>
+  Effect.flatMap(WebhookRepository, (repository) => repository.create({ url: url(path), types, createdAt: T0 }))
+const missing = WebhookId.make(9_000_000_000_000n)
+const result = { outcome: "retry", httpStatus: 503, durationMs: 12, error: "503 Service Unavailable" } as const
+
+/** Runs the contract against `repository`; it must start empty. */
+export const webhookRepositoryContract = (
+  name: string,
+  repository: Layer.Layer<WebhookRepository, unknown>,
+  options?: { readonly timeout?: number }
+) =>
+  layer(repository, { timeout: options?.timeout ?? 60_000, excludeTestServices: true })(
+    `WebhookRepository contract: ${name}`,
+    (it) => {
+      it.effect("a subscription round-trips, active, with a well-formed secret shown at creation", () =>
+        Effect.gen(function*() {
+          const repository = yield* WebhookRepository
+          const { webhook, secret } = yield* repository.create({
+            url: url("round-trip?x=1"),
+            types: ["order.placed", "pet.deleted"],
+            createdAt: at("2026-03-04T05:06:07.089Z")
+          })
+          assert.isDefined(secretKey(secret))
+          assert.strictEqual(secretKey(secret)!.length, 32)
+          const stored = yield* repository.get(webhook.id)
+          assert.deepStrictEqual(stored, webhook)
+          assert.strictEqual(stored.url, url("round-trip?x=1"))
+          assert.deepStrictEqual(stored.types, ["order.placed", "pet.deleted"])
+          assert.strictEqual(DateTime.formatIso(stored.createdAt), "2026-03-04T05:06:07.089Z")
+          assert.deepStrictEqual(stored.state, { _tag: "active" })
+          // The secret leaves the store only to sign: a subscription does not carry it.
+          assert.deepStrictEqual(Object.keys(stored).sort(), ["createdAt", "id", "state", "types", "url"])
+          const target = (yield* repository.due(T0, 100)).find((due) => due.webhook.id === webhook.id)
+          assert.deepStrictEqual(target?.secrets, [secret])
+          assert.deepStrictEqual(target?.progress, { cursor: 0n, attempt: 0, nextAttemptAt: undefined })
+        }))
+
+      it.effect("ids grow, secrets differ, and list shows every subscription by id", () =>
+        Effect.gen(function*() {
+          const repository = yield* WebhookRepository
+          const first = yield* create("a")
+          const second = yield* create("b")
+          assert.isTrue(second.webhook.id > first.webhook.id)
+          assert.notStrictEqual(first.secret, second.secret)
+          const ids = (yield* repository.list).map((webhook) => webhook.id)
+          assert.deepStrictEqual(ids, [...ids].sort((a, b) => (a < b ? -1 : 1)))
+          assert.includeMembers(ids, [first.webhook.id, second.webhook.id])
+        }))
+
+      it.effect("an unknown id is WebhookNotFound for every call that names one", () =>
+        Effect.gen(function*() {
+          const repository = yield* WebhookRepository
+          const calls = [
+            repository.get(missing),
+            repository.delete(missing),
+            repository.rotateSecret(missing, T0, Duration.hours(24)),
+            repository.disable(missing, "why", T0),
+            repository.recordAttempt(missing, { eventId: 1n as EventId, attempt: 1, attemptedAt: T0, ...result }, {
+              cursor: 0n,
+              attempt: 1,
+              nextAttemptAt: undefined
+            }),
+            repository.deliveries(missing, { after: 0n, limit: 10 })
+          ]
+          for (const call of calls) {
+            const error = yield* Effect.flip(call)
+            assert.strictEqual(error._tag, "WebhookNotFound")
+          }
+        }))
+
+      it.effect("delete removes the subscription and its attempts", () =>
+        Effect.gen(function*() {
+          const repository = yield* WebhookRepository
+          const { webhook } = yield* create("deleted")
+          yield* repository.recordAttempt(webhook.id, { eventId: 1n as EventId, attempt: 1, attemptedAt: T0, ...result }, {
+            cursor: 0n,
+            attempt: 1,
+            nextAttemptAt: undefined
+          })
+          yield* repository.delete(webhook.id)
+          assert.strictEqual((yield* Effect.flip(repository.get(webhook.id)))._tag, "WebhookNotFound")
+          assert.strictEqual((yield* Effect.flip(repository.deliveries(webhook.id, { after: 0n, limit: 10 })))._tag, "WebhookNotFound")
+          assert.notInclude((yield* repository.list).map((each) => each.id), webhook.id)
+        }))
+
+      it.effect("a rotation signs with both secrets during the overlap, then with the new one only", () =>
+        Effect.gen(function*() {
+          const repository = yield* WebhookRepository
+          const { secret: first, webhook } = yield* create("rotated")
+          const rotatedAt = at("2026-05-01T12:00:00.000Z")
+          const rotated = yield* repository.rotateSecret(webhook.id, rotatedAt, Duration.hours(24))
+          assert.notStrictEqual(rotated.secret, first)
+          assert.isDefined(secretKey(rotated.secret))
+          assert.deepStrictEqual(rotated.webhook, webhook)
+          const secretsAt = (iso: string) =>
+            Effect.map(repository.due(at(iso), 1000), (due) => due.find((target) => target.webhook.id === webhook.id)?.secrets)
+          assert.deepStrictEqual(yield* secretsAt("2026-05-02T11:59:59.999Z"), [rotated.secret, first])
+          assert.deepStrictEqual(yield* secretsAt("2026-05-02T12:00:00.000Z"), [rotated.secret])
+          // A second rotation within the overlap: the secret replaced first stops at once.
+          const again = yield* repository.rotateSecret(webhook.id, at("2026-05-01T13:00:00.000Z"), Duration.hours(24))
+          assert.deepStrictEqual(yield* secretsAt("2026-05-01T13:00:00.000Z"), [again.secret, rotated.secret])
+        }))
+
+      it.effect("disable keeps the first reason and takes the subscription out of the due ones", () =>
+        Effect.gen(function*() {
+          const repository = yield* WebhookRepository
+          const { webhook } = yield* create("disabled")
+          const disabled = yield* repository.disable(webhook.id, "410 Gone from the receiver", T0)
+          assert.deepStrictEqual(disabled.state, { _tag: "disabled", reason: "410 Gone from the receiver", disabledAt: T0 })
+          const again = yield* repository.disable(webhook.id, "operator", at("2026-05-02T00:00:00.000Z"))
+          assert.deepStrictEqual(again.state, disabled.state)
+          assert.deepStrictEqual((yield* repository.get(webhook.id)).state, disabled.state)
+          assert.notInclude((yield* repository.due(at("2030-01-01T00:00:00.000Z"), 1000)).map((due) => due.webhook.id), webhook.id)
+        }))
+
+      it.effect("an attempt is recorded with the progress it made; due follows the next attempt's time", () =>
+        Effect.gen(function*() {
+          const repository = yield* WebhookRepository
+          const { webhook } = yield* create("progress")
+          const retryAt = at("2026-05-01T10:00:30.000Z")
+          const first = yield* repository.recordAttempt(
+            webhook.id,
+            { eventId: 7n as EventId, attempt: 1, attemptedAt: T0, ...result },
+            { cursor: 6n as EventId, attempt: 1, nextAttemptAt: retryAt }
+          )
+          assert.strictEqual(first.webhookId, webhook.id)
+          assert.strictEqual(first.eventId, 7n)
+          assert.strictEqual(first.attempt, 1)
+          assert.strictEqual(first.outcome, "retry")
+          assert.strictEqual(first.httpStatus, 503)
+          assert.strictEqual(first.durationMs, 12)
+          assert.strictEqual(first.error, "503 Service Unavailable")
+          const dueIds = (now: DateTime.Utc) => Effect.map(repository.due(now, 1000), (due) => due.map((target) => target.webhook.id))
+          assert.notInclude(yield* dueIds(at("2026-05-01T10:00:29.999Z")), webhook.id)
+          assert.include(yield* dueIds(retryAt), webhook.id)
+          const target = (yield* repository.due(retryAt, 1000)).find((due) => due.webhook.id === webhook.id)
+          assert.deepStrictEqual(target?.progress, { cursor: 6n as EventId, attempt: 1, nextAttemptAt: retryAt })
+
+          const delivered = yield* repository.recordAttempt(
+            webhook.id,
+            { eventId: 7n as EventId, attempt: 2, attemptedAt: retryAt, outcome: "delivered", httpStatus: 204, durationMs: 3, error: undefined },
+            { cursor: 7n as EventId, attempt: 0, nextAttemptAt: undefined }
+          )
+          assert.isTrue(delivered.id > first.id)
+          assert.strictEqual(delivered.httpStatus, 204)
+          assert.isUndefined(delivered.error)
+          const after = (yield* repository.due(retryAt, 1000)).find((due) => due.webhook.id === webhook.id)
+          assert.deepStrictEqual(after?.progress, { cursor: 7n as EventId, attempt: 0, nextAttemptAt: undefined })
+          assert.deepStrictEqual(yield* repository.deliveries(webhook.id, { after: 0n, limit: 10 }), [first, delivered])
+        }))
+
+      it.effect("advance moves the progress without recording an attempt", () =>
+        Effect.gen(function*() {
+          const repository = yield* WebhookRepository
+          const { webhook } = yield* create("advanced")
+          const later = at("2026-05-01T11:00:00.000Z")
+          yield* repository.advance(webhook.id, { cursor: 41n as EventId, attempt: 0, nextAttemptAt: later })
+          assert.notInclude((yield* repository.due(T0, 1000)).map((due) => due.webhook.id), webhook.id)
+          const target = (yield* repository.due(later, 1000)).find((due) => due.webhook.id === webhook.id)
+          assert.deepStrictEqual(target?.progress, { cursor: 41n as EventId, attempt: 0, nextAttemptAt: later })
+          assert.deepStrictEqual(yield* repository.deliveries(webhook.id, { after: 0n, limit: 10 }), [])
+          const error = yield* Effect.flip(repository.advance(missing, { cursor: 0n, attempt: 0, nextAttemptAt: undefined }))
+          assert.strictEqual(error._tag, "WebhookNotFound")
+        }))
+
+      it.effect("deliveries are keyset pages of one subscription's attempts", () =>
+        Effect.gen(function*() {
+          const repository = yield* WebhookRepository
+          const { webhook } = yield* create("paged")
+          const { webhook: other } = yield* create("other")
+          const record = (id: WebhookId, eventId: bigint) =>
+            repository.recordAttempt(
+              id,
+              { eventId: eventId as EventId, attempt: 1, attemptedAt: T0, outcome: "delivered", httpStatus: 200, durationMs: 1, error: undefined },
+              { cursor: eventId as EventId, attempt: 0, nextAttemptAt: undefined }
+            )
+          const mine = []
+          for (const eventId of [1n, 2n, 3n, 4n, 5n]) {
+            mine.push(yield* record(webhook.id, eventId))
+            yield* record(other.id, eventId)
+          }
+          const first = yield* repository.deliveries(webhook.id, { after: 0n, limit: 2 })
+          assert.deepStrictEqual(first.map((attempt) => attempt.eventId), [1n, 2n])
+          const second = yield* repository.deliveries(webhook.id, { after: first[1]!.id, limit: 2 })
+          assert.deepStrictEqual(second.map((attempt) => attempt.eventId), [3n, 4n])
+          const last = yield* repository.deliveries(webhook.id, { after: second[1]!.id, limit: 2 })
+          assert.deepStrictEqual(last, [mine[4]!])
+          assert.deepStrictEqual(yield* repository.deliveries(webhook.id, { after: last[0]!.id as DeliveryId, limit: 2 }), [])
+        }))
+
+      it.effect("due returns at most `limit` subscriptions, by id", () =>
+        Effect.gen(function*() {
+          const repository = yield* WebhookRepository
+          yield* create("limit-1")
+          yield* create("limit-2")
+          const due = yield* repository.due(T0, 2)
+          assert.strictEqual(due.length, 2)
+          assert.isTrue(due[0]!.webhook.id < due[1]!.webhook.id)
+        }))
+    }
+  )
