@@ -231,6 +231,34 @@ export const loader = Migrator.fromRecord({
       END
       $$
     `
+  }),
+  // The outbox: every change writes its event in its own transaction (EventAppend), under
+  // a transaction-scoped lock, so ids become visible in commit order. `data` is the
+  // resource's API JSON as text (json keeps it verbatim: every int64 digit). The swept
+  // watermark tells a reader whose cursor predates retention that it missed events.
+  "0010_create_events": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`
+      CREATE TABLE events (
+        id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        type text NOT NULL CONSTRAINT events_type_enum CHECK (type IN (
+          'pet.created', 'pet.updated', 'pet.deleted',
+          'order.placed', 'order.approved', 'order.delivered', 'order.cancelled'
+        )),
+        occurred_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+        data json NOT NULL
+      )
+    `
+    // Feed pages of one type walk (type, id); retention walks occurred_at.
+    yield* sql`CREATE INDEX events_type_id ON events (type, id)`
+    yield* sql`CREATE INDEX events_occurred_at ON events (occurred_at)`
+    yield* sql`
+      CREATE TABLE events_swept (
+        only_row boolean PRIMARY KEY DEFAULT true CONSTRAINT events_swept_one_row CHECK (only_row),
+        through bigint NOT NULL
+      )
+    `
+    yield* sql`INSERT INTO events_swept (through) VALUES (0)`
   })
 })
 
