@@ -19,6 +19,8 @@ export class EventLog extends Context.Service<EventLog, {
     readonly limit: number
     readonly types?: ReadonlyArray<EventType> | undefined
   }) => Effect.Effect<ReadonlyArray<StoreEvent>, StoreUnavailable>
+  /** The id of the latest event (0 when none): no event below it can still appear. */
+  readonly latest: Effect.Effect<EventId | 0n, StoreUnavailable>
   /**
    * The highest id retention has removed (0 when none): a reader whose `after` is below
    * it has missed events for good.

@@ -18,6 +18,7 @@ describe("ApiRouter.Handlers", () => {
       | "deliverOrder"
       | "cancelOrder"
       | "getInventory"
+      | "listEvents"
     >()
     expectTypeOf<keyof Handlers<never>>().toEqualTypeOf<OperationId>()
   })

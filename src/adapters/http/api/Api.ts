@@ -1,4 +1,5 @@
 import { HttpApi, OpenApi } from "effect/http-api"
+import { EventJson, EventsGroup, EventsJson } from "./EventsApi.ts"
 import { transformOpenApi } from "./OpenApiTransform.ts"
 import { PetsGroup, NewPetJson, PetJson, PetsJson } from "./PetsApi.ts"
 import { NewOrderJson, OrderJson, OrdersJson, StoreGroup } from "./StoreApi.ts"
@@ -10,6 +11,7 @@ import { NewOrderJson, OrderJson, OrdersJson, StoreGroup } from "./StoreApi.ts"
 export class Api extends HttpApi.make("animal-store")
   .add(PetsGroup)
   .add(StoreGroup)
+  .add(EventsGroup)
   .prefix("/v1")
   // Bodies travel as text for lossless int64; these document the JSON they carry.
   .annotate(HttpApi.AdditionalSchemas, [
@@ -18,7 +20,9 @@ export class Api extends HttpApi.make("animal-store")
     PetsJson,
     NewOrderJson.annotate({ identifier: "NewOrder" }),
     OrderJson,
-    OrdersJson
+    OrdersJson,
+    EventJson,
+    EventsJson
   ])
   .annotateMerge(OpenApi.annotations({
     title: "Animal Store",

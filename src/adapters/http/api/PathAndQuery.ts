@@ -1,5 +1,6 @@
 import { Effect, Schema, SchemaIssue, SchemaTransformation } from "effect"
 import { PAGE_LIMIT_MAX, PAGE_LIMIT_MIN } from "../../../domain/paging/PageLimit.ts"
+import { EventId } from "../../../domain/events/EventId.ts"
 import { OrderId } from "../../../domain/orders/OrderId.ts"
 import { PetId } from "../../../domain/pets/PetId.ts"
 
@@ -66,3 +67,8 @@ const cursorParam = <S extends Schema.Codec<bigint, bigint>>(id: S) =>
 export const CursorParam = cursorParam(PetId)
 /** The cursor of a page of orders. */
 export const OrderCursorParam = cursorParam(OrderId)
+
+/** An event id in a query (`after`) or in `Last-Event-ID`: plain decimal digits. */
+export const EventIdParam = Schema.String.check(
+  Schema.isPattern(DIGITS, { message: "expected an event id (decimal digits)" })
+).pipe(Schema.decodeTo(EventId, SchemaTransformation.transform({ decode: BigInt, encode: String })))

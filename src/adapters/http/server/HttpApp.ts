@@ -8,6 +8,8 @@ import { Api } from "../api/Api.ts"
 import * as ApiRouter from "./routing/ApiRouter.ts"
 import * as Cors from "./policies/Cors.ts"
 import * as DocsPage from "./process/DocsPage.ts"
+import * as EventFanout from "./events/EventFanout.ts"
+import * as EventHandlers from "./events/EventHandlers.ts"
 import * as ErrorResponses from "./policies/ErrorResponses.ts"
 import * as MetricsRoute from "./process/MetricsRoute.ts"
 import * as OrderHandlers from "./orders/OrderHandlers.ts"
@@ -73,8 +75,8 @@ const openApiRoute = (api: typeof Api) =>
 
 // One handler per operation of the Api; leaving one out fails the typecheck.
 const handlers = Effect.map(
-  Effect.all([PetHandlers.make, OrderHandlers.make]),
-  ([pets, orders]): ApiRouter.Handlers<never> => ({ ...pets, ...orders })
+  Effect.all([PetHandlers.make, OrderHandlers.make, EventHandlers.make]),
+  ([pets, orders, events]): ApiRouter.Handlers<never> => ({ ...pets, ...orders, ...events })
 )
 
 /** What to serve besides the API. */
@@ -83,7 +85,16 @@ export interface Options {
   readonly metrics?: boolean | undefined
   /** Origins allowed to call the API from a browser (CORS). Default: none, CORS off. */
   readonly cors?: Cors.CorsOrigins | undefined
+  /** The SSE feed's poll and heartbeat. Default: {@link EVENT_FEED_DEFAULTS}. */
+  readonly events?: EventFanout.Options | undefined
 }
+
+/**
+ * The SSE feed's defaults: a heartbeat every 15 seconds, and a look at the log every
+ * 250 ms when nothing woke the reader (the SQL stores' commits, which this process does
+ * not hear of): one indexed query per instance, whatever the number of subscribers.
+ */
+export const EVENT_FEED_DEFAULTS: EventFanout.Options = { pollInterval: "250 millis", heartbeat: "15 seconds" }
 
 /**
  * Every route of the service: the /v1 API, its OpenAPI document and docs, health,
@@ -107,7 +118,7 @@ export const layer = (servers: Servers, options?: Options) => {
     ...(metrics ? [["GET", MetricsRoute.METRICS_PATH] as const] : [])
   ])
   return Layer.mergeAll(
-    ApiRouter.layer(handlers),
+    ApiRouter.layer(handlers).pipe(Layer.provide(EventFanout.layer(options?.events ?? EVENT_FEED_DEFAULTS))),
     Layer.mergeAll(openApiRoute(api), DocsPage.layer(api, DOCS_PATH)).pipe(
       Layer.provide(StaticAsset.middleware.layer)
     ),

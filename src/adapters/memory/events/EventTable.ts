@@ -43,6 +43,11 @@ export class EventTable {
     return found
   }
 
+  /** The id of the latest event (0 when none). */
+  get lastId(): bigint {
+    return this.#lastId
+  }
+
   /** The highest id swept so far (0 when none). */
   get sweptThrough(): bigint {
     return this.#sweptThrough

@@ -62,6 +62,13 @@ export const make = (options: Options) =>
       execute: (page) => pageStatement(sql, page)
     })
 
+    // With appends serialised to their commits, the highest visible id has no lower one still to come.
+    const highest = SqlSchema.findOne({
+      Request: Schema.Void,
+      Result: Schema.Struct({ id: Schema.BigInt }),
+      execute: () => sql`SELECT coalesce(max(id), 0)::bigint AS id FROM events`
+    })
+
     const swept = SqlSchema.findOne({
       Request: Schema.Void,
       Result: Schema.Struct({ through: Schema.BigInt }),
@@ -92,6 +99,13 @@ export const make = (options: Options) =>
       )
     )
 
+    const latest = highest(undefined).pipe(
+      Effect.catchTag("NoSuchElementError", Effect.die),
+      Effect.map(({ id }) => id === 0n ? 0n : EventId.make(id)),
+      guard,
+      Effect.withSpan("EventLog.latest")
+    )
+
     const sweptThrough = swept(undefined).pipe(
       Effect.catchTag("NoSuchElementError", Effect.die),
       Effect.map(({ through }) => through === 0n ? 0n : EventId.make(through)),
@@ -108,7 +122,7 @@ export const make = (options: Options) =>
     )
 
     // Appends commit in other transactions, possibly of other instances: readers poll.
-    return EventLog.of({ page, sweptThrough, sweep, appended: Stream.never })
+    return EventLog.of({ page, latest, sweptThrough, sweep, appended: Stream.never })
   })
 
 /** An EventLog on the SqlClient in context (PostgreSQL server or embedded PGlite). */
