@@ -16,7 +16,8 @@ const SUCCESS_SCHEMAS: Partial<Record<string, string>> = {
   getOrder: "Order",
   approveOrder: "Order",
   deliverOrder: "Order",
-  cancelOrder: "Order"
+  cancelOrder: "Order",
+  listEvents: "Events"
 }
 
 // Request bodies, likewise.
@@ -35,7 +36,10 @@ const ORDER_EXAMPLE = {
   createdAt: "2026-11-21T10:00:00.000Z",
   updatedAt: "2026-11-21T10:00:00.000Z"
 }
+const EVENT_EXAMPLE = { id: 42, type: "pet.created", occurredAt: "2026-11-21T10:00:00.000Z", data: PET_EXAMPLE }
 const EXAMPLES: Partial<Record<string, unknown>> = {
+  Event: EVENT_EXAMPLE,
+  Events: [EVENT_EXAMPLE],
   Pet: PET_EXAMPLE,
   Pets: [PET_EXAMPLE],
   NewPet: { name: "Rex", categoryId: 9, status: "available" },
@@ -67,6 +71,13 @@ const describeParameter = (operationId: string, parameter: Json): void => {
     case "status":
       parameter.description = `Only ${orders ? "orders" : "animals"} with this status are returned.`
       parameter.schema = { $ref: `#/components/schemas/${orders ? "OrderStatus" : "PetStatus"}` }
+      break
+    case "after":
+      parameter.description = "Only events after this event id (the `id` of the last event read); without it, from the oldest kept."
+      parameter.schema = INT64
+      break
+    case "type":
+      parameter.description = "Only events of these types; repeat the parameter for several."
       break
     case "cursor":
       parameter.description = "Opaque position from a previous response's Link rel=\"next\" header."
