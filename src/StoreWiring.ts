@@ -82,7 +82,7 @@ const layers = (config: StoreConfig, options: Options) => Effect.promise(async (
     // PGlite's one connection carries every call's statements (see PetRepositorySql.Options).
     PetRepositorySql.layer({ ...timeout, sharedConnection: config.store === "embedded" }),
     OrderRepositorySql.layer(timeout),
-    EventLogSql.layer(timeout),
+    EventLogSql.layer({ ...timeout, listen: options.listen && config.store === "postgres" }),
     IdempotentCreatesSql.layer(timeout),
     keys
   )

@@ -91,8 +91,9 @@ export interface Options {
 
 /**
  * The SSE feed's defaults: a heartbeat every 15 seconds, and a look at the log every
- * 250 ms when nothing woke the reader (the SQL stores' commits, which this process does
- * not hear of): one indexed query per instance, whatever the number of subscribers.
+ * 250 ms when nothing woke the reader (the embedded store's commits, or PostgreSQL's while
+ * its LISTEN connection is replaced): one indexed query per instance, whatever the number
+ * of subscribers.
  */
 export const EVENT_FEED_DEFAULTS: EventFanout.Options = { pollInterval: "250 millis", heartbeat: "15 seconds" }
 

@@ -8,6 +8,9 @@ import type { EventType } from "../../../domain/events/EventType.ts"
 const EVENTS_LOCK_CLASS = 0x6576
 const EVENTS_LOCK_ID = 1
 
+/** The channel every append notifies on commit (EventLogSql listens with `listen`). */
+export const EVENTS_CHANNEL = "animal_store_events"
+
 /**
  * Records one change in the outbox: the one statement every SQL repository runs for each
  * change, inside the change's transaction, as its LAST write (so it holds the lock for as
@@ -26,5 +29,7 @@ export const appendEvent = (
   data: EventData
 ): Effect.Effect<void, SqlError.SqlError> =>
   Effect.asVoid(sql`
-    WITH serial AS (SELECT pg_advisory_xact_lock(${EVENTS_LOCK_CLASS}::int4, ${EVENTS_LOCK_ID}::int4))
+    WITH serial AS (
+      SELECT pg_advisory_xact_lock(${EVENTS_LOCK_CLASS}::int4, ${EVENTS_LOCK_ID}::int4), pg_notify(${EVENTS_CHANNEL}, '')
+    )
     INSERT INTO events (type, data) SELECT ${type}, ${eventDataText(data)}::json FROM serial`)

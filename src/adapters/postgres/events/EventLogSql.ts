@@ -1,4 +1,5 @@
-import { Duration, Effect, Layer, Schema, Stream } from "effect"
+import { PgClient, PgConnection } from "@effect/sql-pg"
+import { Duration, Effect, Layer, Schedule, Schema, Stream } from "effect"
 import { type Migrator, SqlClient, type SqlError, SqlSchema } from "effect/sql"
 import { parseEventData } from "../../../domain/events/EventData.ts"
 import { EventId } from "../../../domain/events/EventId.ts"
@@ -6,6 +7,7 @@ import type { EventType } from "../../../domain/events/EventType.ts"
 import { EventType as EventTypeSchema } from "../../../domain/events/EventType.ts"
 import { StoreEvent } from "../../../domain/events/StoreEvent.ts"
 import { EventLog } from "../../../ports/events/EventLog.ts"
+import { EVENTS_CHANNEL } from "./EventAppend.ts"
 import * as Migrations from "../Migrations.ts"
 import { unavailableOrDie } from "../UnavailableOrDie.ts"
 
@@ -13,7 +15,16 @@ import { unavailableOrDie } from "../UnavailableOrDie.ts"
 export interface Options {
   /** Longest a single call may take before it fails with StoreUnavailable. */
   readonly timeout: Duration.Input
+  /**
+   * Signal `appended` on every commit of an append, this instance's or another's, through
+   * LISTEN on {@link EVENTS_CHANNEL} on a connection of its own (a PostgreSQL server).
+   * Off for PGlite: its one connection cannot be given to a listener; readers poll.
+   */
+  readonly listen?: boolean | undefined
 }
+
+/** The LISTEN connection's `application_name`, to tell it apart in `pg_stat_activity`. */
+export const LISTENER_APPLICATION_NAME = "animal-store event feed"
 
 // Rows are decoded through the domain schemas, so a row no service could have written fails loudly.
 const EventRow = Schema.Struct({
@@ -49,6 +60,7 @@ export const pageStatement = (
 export const make = (options: Options) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const pg = yield* PgClient.PgClient
     yield* Migrations.Migrations
     const guard = unavailableOrDie(Duration.fromInputUnsafe(options.timeout))
 
@@ -121,12 +133,25 @@ export const make = (options: Options) =>
       )
     )
 
-    // Appends commit in other transactions, possibly of other instances: readers poll.
-    return EventLog.of({ page, latest, sweptThrough, sweep, appended: Stream.never })
+    // A lost connection is replaced a second later; what committed meanwhile, readers'
+    // polls find.
+    const listening = Stream.unwrap(Effect.gen(function*() {
+      const connection = yield* PgConnection.make({ ...pg.config, applicationName: LISTENER_APPLICATION_NAME })
+      const pinned = yield* connection.pin
+      return Stream.fromQueue(yield* pinned.listen(EVENTS_CHANNEL))
+    })).pipe(Stream.map((): void => undefined), Stream.retry(Schedule.spaced("1 second")), Stream.orDie)
+
+    return EventLog.of({
+      page,
+      latest,
+      sweptThrough,
+      sweep,
+      appended: options.listen === true ? listening : Stream.never
+    })
   })
 
 /** An EventLog on the SqlClient in context (PostgreSQL server or embedded PGlite). */
 export const layer = (
   options: Options
-): Layer.Layer<EventLog, Migrator.MigrationError | SqlError.SqlError, SqlClient.SqlClient> =>
+): Layer.Layer<EventLog, Migrator.MigrationError | SqlError.SqlError, PgClient.PgClient | SqlClient.SqlClient> =>
   Layer.effect(EventLog, make(options)).pipe(Layer.provide(Migrations.layer))

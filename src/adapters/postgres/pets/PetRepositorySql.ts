@@ -153,12 +153,14 @@ export const make = (options: Options) =>
     const create = Effect.fn("PetRepository.create")((pet: NewPet) => {
       const row = { name: pet.name, categoryId: pet.categoryId, status: pet.status ?? null }
       return options.sharedConnection === true
-        ? recorded(Effect.suspend(() =>
-          // Wall-clock time, as the database's clock_timestamp() is (a TestClock would not do).
-          insertInTime({ ...row, deadline: Date.now() + startWithinMillis })
-        ).pipe(
-          Effect.flatMap((rows) => rows[0] === undefined ? Effect.fail(tooLate) : Effect.succeed(toPet(rows[0])))
-        )).pipe(guard)
+        ? Effect.suspend(() => {
+          // Wall-clock time, as the database's clock_timestamp() is (a TestClock would not do),
+          // taken at the call: the transaction's BEGIN may itself wait behind other statements.
+          const deadline = Date.now() + startWithinMillis
+          return recorded(insertInTime({ ...row, deadline }).pipe(
+            Effect.flatMap((rows) => rows[0] === undefined ? Effect.fail(tooLate) : Effect.succeed(toPet(rows[0])))
+          ))
+        }).pipe(guard)
         : recorded(insert(row).pipe(Effect.catchTag("NoSuchElementError", Effect.die), Effect.map(toPet))).pipe(guard)
     })
 
