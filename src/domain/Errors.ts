@@ -140,3 +140,21 @@ export class PetNotAvailable extends Schema.TaggedError<PetNotAvailable>()("PetN
     return `pet ${this.petId} is ${this.status ?? "without a status"}; only an available pet can be ordered`
   }
 }
+
+/** The pet changed since the version the caller named (`If-Match`); nothing was changed. */
+export class PetChanged extends Schema.TaggedError<PetChanged>()("PetChanged", {
+  id: PetId
+}) {
+  override get message(): string {
+    return `pet ${this.id} has changed since the version in If-Match; read it again`
+  }
+}
+
+/** Orders own a pet's status while one is open: its status cannot be set, nor the pet deleted. */
+export class PetHasOpenOrder extends Schema.TaggedError<PetHasOpenOrder>()("PetHasOpenOrder", {
+  id: PetId
+}) {
+  override get message(): string {
+    return `pet ${this.id} has an open order; its status follows the order until it is delivered or cancelled`
+  }
+}

@@ -24,8 +24,9 @@ export const layerWith = (
   Layer.merge(
     Layer.effectContext(Effect.sync(() => {
       const pets = new PetTable()
-      return Context.make(PetRepository, PetRepositoryMemory.fromTable(pets)).pipe(
-        Context.add(OrderRepository, OrderRepositoryMemory.fromTables(pets, new OrderTable()))
+      const orders = new OrderTable()
+      return Context.make(PetRepository, PetRepositoryMemory.fromTable(pets, (id) => orders.hasOpen(id))).pipe(
+        Context.add(OrderRepository, OrderRepositoryMemory.fromTables(pets, orders))
       )
     })),
     IdempotentCreatesMemory.layer(options)
