@@ -236,7 +236,8 @@ export const loader = Migrator.fromRecord({
   // HTTP ETag); a retired pet keeps its row, for the orders that name it, with
   // `deleted_at` set. The counts follow only pets that are not retired: a retirement
   // counts as the pet leaving its status. The adapters bump `version` in each statement
-  // that writes a pet. ADD COLUMN with a constant default rewrites no row.
+  // that writes a pet. A kept create answer keeps its ETag too. ADD COLUMN with a
+  // constant default rewrites no row.
   "0009_edit_and_retire_pets": Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     yield* sql`
@@ -244,6 +245,7 @@ export const loader = Migrator.fromRecord({
         ADD COLUMN version integer NOT NULL DEFAULT 1 CONSTRAINT pets_version_positive CHECK (version >= 1),
         ADD COLUMN deleted_at timestamptz
     `
+    yield* sql`ALTER TABLE idempotency_keys ADD COLUMN etag text`
     yield* sql`
       CREATE OR REPLACE FUNCTION pet_counts_follow() RETURNS trigger LANGUAGE plpgsql AS $$
       DECLARE

@@ -44,7 +44,9 @@ const WRITES = [
   ["placeOrder", "POST", "/v1/store/orders", `{"petId":1}`],
   ["approveOrder", "POST", "/v1/store/orders/1/approve", undefined],
   ["deliverOrder", "POST", "/v1/store/orders/1/deliver", undefined],
-  ["cancelOrder", "POST", "/v1/store/orders/1/cancel", undefined]
+  ["cancelOrder", "POST", "/v1/store/orders/1/cancel", undefined],
+  ["updatePet", "PATCH", "/v1/pets/1", `{"name":"Tom"}`],
+  ["deletePet", "DELETE", "/v1/pets/1", undefined]
 ] as const
 
 describe("key scopes", () => {
@@ -64,7 +66,8 @@ describe("key scopes", () => {
     // 403 comes before the input is looked at: an invalid body, or none declared as JSON, is still a 403.
     expectError(await api.call(method, path, { body: "{", headers: json(reader.text) }), 403, "forbidden")
     expectError(await api.call(method, path, { body: "x", headers: bearer(reader.text) }), 403, "forbidden")
-    expectError(await api.call(method, "/v1/store/orders/x/approve", { headers: bearer(reader.text) }), 403, "forbidden")
+    const badPath = method === "POST" ? "/v1/store/orders/x/approve" : "/v1/pets/x"
+    expectError(await api.call(method, badPath, { headers: bearer(reader.text) }), 403, "forbidden")
     // 401 before 403.
     expectError(await api.call(method, path, { body: "{", headers: json("as_unknown") }), 401, "unauthorized")
     expect((await api.call("GET", "/v1/pets", { headers: bearer(writer.text) })).text).toBe("[]")
@@ -105,6 +108,8 @@ describe("key scopes", () => {
       Object.entries(methods).filter(([, operation]) => "403" in (operation.responses ?? {})).map(([method]) => `${method} ${path}`)
     ).sort()
     expect(forbidden).toEqual([
+      "delete /pets/{petId}",
+      "patch /pets/{petId}",
       "post /pets",
       "post /store/orders",
       "post /store/orders/{orderId}/approve",

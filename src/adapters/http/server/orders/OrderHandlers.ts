@@ -55,5 +55,5 @@ export const make = Effect.gen(function*() {
     deliverOrder: transition("deliver"),
     cancelOrder: transition("cancel"),
     getInventory: () => Effect.map(pets.inventory, (inventory) => Reply.ok(JSON.stringify(encodeInventory(inventory))))
-  } satisfies Omit<Handlers<never>, "listPets" | "createPet" | "getPet">
+  } satisfies Omit<Handlers<never>, "listPets" | "createPet" | "getPet" | "updatePet" | "deletePet">
 })

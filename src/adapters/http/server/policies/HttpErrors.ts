@@ -4,6 +4,8 @@ import type {
   InvalidInput,
   OrderConflict,
   OrderNotFound,
+  PetChanged,
+  PetHasOpenOrder,
   PetNotAvailable,
   PetNotFound,
   StoreUnavailable,
@@ -21,7 +23,9 @@ import {
   InvalidRequest,
   InvalidTransition,
   NotFound,
+  PetHasOpenOrderConflict,
   PetNotAvailableConflict,
+  PreconditionFailed,
   ServiceUnavailable,
   Unauthorized
 } from "../../api/ApiErrors.ts"
@@ -31,6 +35,8 @@ export type DomainError =
   | PetNotFound
   | OrderNotFound
   | PetNotAvailable
+  | PetChanged
+  | PetHasOpenOrder
   | OrderConflict
   | InvalidInput
   | DomainUnauthorized
@@ -44,6 +50,8 @@ interface HttpErrorFor {
   readonly PetNotFound: NotFound
   readonly OrderNotFound: NotFound
   readonly PetNotAvailable: PetNotAvailableConflict
+  readonly PetChanged: PreconditionFailed
+  readonly PetHasOpenOrder: PetHasOpenOrderConflict
   readonly OrderConflict: InvalidTransition
   readonly InvalidInput: InvalidRequest
   readonly Unauthorized: Unauthorized
@@ -58,6 +66,8 @@ const mappings: { readonly [K in DomainError["_tag"]]: (error: Extract<DomainErr
   PetNotFound: (error) => new NotFound({ message: error.message }),
   OrderNotFound: (error) => new NotFound({ message: error.message }),
   PetNotAvailable: (error) => new PetNotAvailableConflict({ message: error.message }),
+  PetChanged: (error) => new PreconditionFailed({ message: error.message }),
+  PetHasOpenOrder: (error) => new PetHasOpenOrderConflict({ message: error.message }),
   OrderConflict: (error) => new InvalidTransition({ message: error.message }),
   InvalidInput: (error) => new InvalidRequest({ message: error.message }),
   Unauthorized: (error) => new Unauthorized({ message: error.message, invalidToken: error.credential === "invalid" }),
