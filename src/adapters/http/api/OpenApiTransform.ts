@@ -78,7 +78,7 @@ const describeParameter = (operationId: string, parameter: Json): void => {
       parameter.schema = { type: "integer", minimum: PAGE_LIMIT_MIN, maximum: PAGE_LIMIT_MAX, default: PAGE_LIMIT_DEFAULT }
       break
     case "petId":
-      parameter.description = parameter.in === "path" ? "Identifier of the animal to retrieve." : "Only orders for this animal."
+      parameter.description = parameter.in === "path" ? "Identifier of the animal." : "Only orders for this animal."
       parameter.schema = INT64
       break
     case "orderId":
