@@ -20,6 +20,7 @@ import * as PetRepositorySql from "../src/adapters/postgres/pets/PetRepositorySq
 import { CategoryId } from "../src/domain/pets/CategoryId.ts"
 import { NewPet } from "../src/domain/pets/NewPet.ts"
 import { Pet } from "../src/domain/pets/Pet.ts"
+import { FIRST_VERSION } from "../src/domain/pets/PetVersion.ts"
 import { PetId } from "../src/domain/pets/PetId.ts"
 import type { PetQuery } from "../src/domain/pets/PetQuery.ts"
 import { PetName } from "../src/domain/pets/PetName.ts"
@@ -214,7 +215,7 @@ const memoryBench = Effect.gen(function*() {
     yield* measure(
       "diag: new Pet(...) vs object literal",
       args.creates,
-      syncChunk((i) => new Pet({ ...newPetAt(i), id: PetId.make(BigInt(i + 1)) })),
+      syncChunk((i) => new Pet({ ...newPetAt(i), id: PetId.make(BigInt(i + 1)), version: FIRST_VERSION })),
       syncChunk((i) => ({ ...inputAt(i), id: BigInt(i + 1) }), REF_REPEAT),
       { referenceRepeat: REF_REPEAT }
     )

@@ -154,3 +154,21 @@ export class CursorExpired extends Schema.TaggedError<CursorExpired>()("CursorEx
       `read from the oldest kept event, without after`
   }
 }
+
+/** The pet changed since the version the caller named (`If-Match`); nothing was changed. */
+export class PetChanged extends Schema.TaggedError<PetChanged>()("PetChanged", {
+  id: PetId
+}) {
+  override get message(): string {
+    return `pet ${this.id} has changed since the version in If-Match; read it again`
+  }
+}
+
+/** Orders own a pet's status while one is open: its status cannot be set, nor the pet deleted. */
+export class PetHasOpenOrder extends Schema.TaggedError<PetHasOpenOrder>()("PetHasOpenOrder", {
+  id: PetId
+}) {
+  override get message(): string {
+    return `pet ${this.id} has an open order; its status follows the order until it is delivered or cancelled`
+  }
+}

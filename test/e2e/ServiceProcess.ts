@@ -331,7 +331,7 @@ export class ServiceProcess {
   ): Promise<HttpResult> {
     const headers: Record<string, string> = { ...options.headers }
     if (options.apiKey !== undefined) headers["authorization"] = `Bearer ${options.apiKey}`
-    if (options.body !== undefined) headers["content-type"] = "application/json"
+    if (options.body !== undefined) headers["content-type"] ??= "application/json"
     const started = performance.now()
     const response = await fetch(`${this.baseUrl}${path}`, {
       method,

@@ -94,6 +94,32 @@ describe.skipIf(!postgresAvailable)("instances sharing one PostgreSQL database",
     for (const instance of [a, b]) expect(await instance.stop()).toEqual({ code: 0, signal: null })
   }, 90_000)
 
+  it("50 concurrent PATCHes with the same If-Match across two instances: exactly one 200, 49 412 precondition_failed", async () => {
+    const database = await createDatabase()
+    const [a, b] = await startTogether(2, database)
+    if (a === undefined || b === undefined) throw new Error("two instances expected")
+    const pet = await createPet(a, API_KEY, { name: "Contested", categoryId: 1, status: "available" })
+    const etag = (await b.request("GET", `/v1/pets/${pet.id}`, { apiKey: API_KEY })).headers.get("etag")!
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        (i % 2 === 0 ? a : b).request("PATCH", `/v1/pets/${pet.id}`, {
+          apiKey: API_KEY,
+          body: { name: `racer ${i}` },
+          headers: { "content-type": "application/merge-patch+json", "if-match": etag }
+        }))
+    )
+    expect(answers.filter((answer) => answer.status !== 200 && answer.status !== 412)).toEqual([])
+    const applied = answers.filter((answer) => answer.status === 200)
+    expect(applied).toHaveLength(1)
+    for (const answer of answers.filter((answer) => answer.status === 412)) {
+      expect((answer.json as { code: string }).code).toBe("precondition_failed")
+    }
+    const read = await a.request("GET", `/v1/pets/${pet.id}`, { apiKey: API_KEY })
+    expect(read.json).toEqual(applied[0]!.json)
+    expect(read.headers.get("etag")).toBe(applied[0]!.headers.get("etag"))
+    for (const instance of [a, b]) expect(await instance.stop()).toEqual({ code: 0, signal: null })
+  }, 90_000)
+
   it("three started at once on a fresh database, twice over: all serve, migrations recorded once", async () => {
     for (let round = 0; round < 2; round++) {
       const database = await createDatabase()

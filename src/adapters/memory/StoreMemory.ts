@@ -30,9 +30,10 @@ export const layerWith = (
   Layer.mergeAll(
     Layer.effectContext(Effect.sync(() => {
       const pets = new PetTable()
+      const orders = new OrderTable()
       const events = new EventTable()
-      return Context.make(PetRepository, PetRepositoryMemory.fromTables(pets, events)).pipe(
-        Context.add(OrderRepository, OrderRepositoryMemory.fromTables(pets, new OrderTable(), events)),
+      return Context.make(PetRepository, PetRepositoryMemory.fromTables(pets, events, (id) => orders.hasOpen(id))).pipe(
+        Context.add(OrderRepository, OrderRepositoryMemory.fromTables(pets, orders, events)),
         Context.add(EventLog, EventLogMemory.fromTable(events))
       )
     })),

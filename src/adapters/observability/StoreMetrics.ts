@@ -32,6 +32,8 @@ const OUTCOME_OF_ERROR: Record<PortError["_tag"], Outcome> = {
   OrderNotFound: "not_found",
   PetNotAvailable: "refused",
   OrderConflict: "refused",
+  PetChanged: "refused",
+  PetHasOpenOrder: "refused",
   StoreUnavailable: "unavailable"
 }
 

@@ -232,6 +232,50 @@ export const loader = Migrator.fromRecord({
       $$
     `
   }),
+  // Pets are edited and retired (issue 23). `version` counts every write of a pet (the
+  // HTTP ETag); a retired pet keeps its row, for the orders that name it, with
+  // `deleted_at` set. The counts follow only pets that are not retired: a retirement
+  // counts as the pet leaving its status. The adapters bump `version` in each statement
+  // that writes a pet. A kept create answer keeps its ETag too. ADD COLUMN with a
+  // constant default rewrites no row.
+  "0009_edit_and_retire_pets": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`
+      ALTER TABLE pets
+        ADD COLUMN version integer NOT NULL DEFAULT 1 CONSTRAINT pets_version_positive CHECK (version >= 1),
+        ADD COLUMN deleted_at timestamptz
+    `
+    yield* sql`ALTER TABLE idempotency_keys ADD COLUMN etag text`
+    yield* sql`
+      CREATE OR REPLACE FUNCTION pet_counts_follow() RETURNS trigger LANGUAGE plpgsql AS $$
+      DECLARE
+        available_change bigint := 0;
+        pending_change bigint := 0;
+        sold_change bigint := 0;
+        none_change bigint := 0;
+      BEGIN
+        IF TG_OP <> 'DELETE' THEN
+          SELECT count(*) FILTER (WHERE status = 'available'), count(*) FILTER (WHERE status = 'pending'),
+                 count(*) FILTER (WHERE status = 'sold'), count(*) FILTER (WHERE status IS NULL)
+          INTO available_change, pending_change, sold_change, none_change
+          FROM added WHERE deleted_at IS NULL;
+        END IF;
+        IF TG_OP <> 'INSERT' THEN
+          SELECT available_change - count(*) FILTER (WHERE status = 'available'),
+                 pending_change - count(*) FILTER (WHERE status = 'pending'),
+                 sold_change - count(*) FILTER (WHERE status = 'sold'),
+                 none_change - count(*) FILTER (WHERE status IS NULL)
+          INTO available_change, pending_change, sold_change, none_change
+          FROM removed WHERE deleted_at IS NULL;
+        END IF;
+        IF available_change <> 0 OR pending_change <> 0 OR sold_change <> 0 OR none_change <> 0 THEN
+          PERFORM pet_counts_add(available_change, pending_change, sold_change, none_change);
+        END IF;
+        RETURN NULL;
+      END
+      $$
+    `
+  }),
   // The outbox: every change writes its event in its own transaction (EventAppend). `data`
   // is the resource's API JSON as text (json keeps it verbatim: every int64 digit).
   //

@@ -15,6 +15,16 @@ export const petData = (pet: Pet): EventData =>
     ? { id: pet.id, name: pet.name, categoryId: pet.categoryId }
     : { id: pet.id, name: pet.name, categoryId: pet.categoryId, status: pet.status }
 
+/**
+ * A `pet.updated` event's data: the pet after the change, as {@link petData} writes it,
+ * and `changed`, the names of the fields the change set or removed (empty for a patch
+ * that set every field to what it was).
+ */
+export const petUpdatedData = (before: Pet, after: Pet): EventData => ({
+  ...(petData(after) as { readonly [key: string]: EventData }),
+  changed: (["name", "categoryId", "status"] as const).filter((field) => before[field] !== after[field])
+})
+
 /** An order as the API writes it (StoreApi's `Order`): RFC 3339 UTC times. */
 export const orderData = (order: Order): EventData => ({
   id: order.id,

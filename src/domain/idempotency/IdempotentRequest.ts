@@ -33,13 +33,14 @@ export class IdempotentRequest extends Schema.Class<IdempotentRequest>("Idempote
 
 /**
  * The answer a create gave, kept to be given again: status, exact body bytes (as text)
- * and `Location`. Only answers that will not change on a retry are kept (2xx and the
+ * and `Location` and `ETag`. Only answers that will not change on a retry are kept (2xx and the
  * store's deterministic refusals), never a 5xx.
  */
 export class StoredResponse extends Schema.Class<StoredResponse>("StoredResponse")({
   status: Schema.Int,
   body: Schema.String,
-  location: Schema.optionalKey(Schema.String)
+  location: Schema.optionalKey(Schema.String),
+  etag: Schema.optionalKey(Schema.String)
 }) {}
 
 /** What an idempotent create answers, and whether it is a replay of an earlier answer. */

@@ -1,21 +1,36 @@
 import { Context, type Effect } from "effect"
 import type { NewPet } from "../../domain/pets/NewPet.ts"
-import type { PetNotFound, StoreUnavailable } from "../../domain/Errors.ts"
+import type { PetChanged, PetHasOpenOrder, PetNotFound, StoreUnavailable } from "../../domain/Errors.ts"
 import type { Pet } from "../../domain/pets/Pet.ts"
+import type { PetPrecondition } from "../../domain/pets/PetChanges.ts"
 import type { PetId } from "../../domain/pets/PetId.ts"
 import type { PetInventory } from "../../domain/pets/PetInventory.ts"
+import type { PetPatch } from "../../domain/pets/PetPatch.ts"
 import type { PetQuery } from "../../domain/pets/PetQuery.ts"
 
 /**
  * Where pets are kept. Every adapter (memory, embedded, PostgreSQL) passes the
  * same contract suite: ids start at 1 and increase, `create` is durable once it
- * succeeds, and `list` is a keyset scan in ascending id order.
+ * succeeds, and `list` is a keyset scan in ascending id order. `update` and `delete` decide
+ * through the domain (PetChanges) and are each one atomic step: a deleted pet is kept for
+ * the orders that name it, but no read, list, count or new order sees it again.
  */
 export class PetRepository extends Context.Service<PetRepository, {
   /** Stores a new pet and returns it with its assigned id. */
   readonly create: (pet: NewPet) => Effect.Effect<Pet, StoreUnavailable>
   /** Reads one pet by id. */
   readonly get: (id: PetId) => Effect.Effect<Pet, PetNotFound | StoreUnavailable>
+  /** Applies `patch` (one version on) if `precondition` holds and orders do not own the status. */
+  readonly update: (
+    id: PetId,
+    patch: PetPatch,
+    precondition: PetPrecondition
+  ) => Effect.Effect<Pet, PetNotFound | PetChanged | PetHasOpenOrder | StoreUnavailable>
+  /** Retires the pet (kept for its orders' history) if `precondition` holds and no order for it is open. */
+  readonly delete: (
+    id: PetId,
+    precondition: PetPrecondition
+  ) => Effect.Effect<void, PetNotFound | PetChanged | PetHasOpenOrder | StoreUnavailable>
   /** Up to `limit` pets with id greater than `after`, optionally with `status`, ascending by id. */
   readonly list: (query: PetQuery) => Effect.Effect<ReadonlyArray<Pet>, StoreUnavailable>
   /** How many pets are in each status, and without one, at one instant. */

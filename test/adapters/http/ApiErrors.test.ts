@@ -14,6 +14,8 @@ describe("ApiErrors", () => {
     new ApiErrors.CursorExpired({ message: "m" }),
     new ApiErrors.PetNotAvailableConflict({ message: "m" }),
     new ApiErrors.InvalidTransition({ message: "m" }),
+    new ApiErrors.PetHasOpenOrderConflict({ message: "m" }),
+    new ApiErrors.PreconditionFailed({ message: "m" }),
     new ApiErrors.IdempotencyKeyInUse({ message: "m" }),
     new ApiErrors.IdempotencyKeyReused({ message: "m" }),
     new ApiErrors.RateLimited({ message: "m" }),

@@ -11,6 +11,8 @@ describe("ApiRouter.Handlers", () => {
       | "listPets"
       | "createPet"
       | "getPet"
+      | "updatePet"
+      | "deletePet"
       | "listOrders"
       | "placeOrder"
       | "getOrder"

@@ -8,10 +8,12 @@
  *   is the HTTP status (HEAD: no body, JSON content type);
  * - leak no stack trace, source location or internal name (what the request itself put
  *   in a message, such as its path, is not a leak);
- * - leave the store as it was, except a 201, which adds exactly the pet it echoes;
+ * - leave the store as it was, except a 201, which adds exactly the pet it echoes, a 200 to
+ *   a patch, which replaces the pet by the one it echoes, and a 204 to a delete, which
+ *   removes the pet;
  * - if 2xx, come from a documented operation and validate against its wire schema, every
  *   pet in it being the stored one.
- * Requests whose outcome the README fixes (valid creates, lists, gets, and refusals) must
+ * Requests whose outcome the README fixes (valid creates, lists, gets, patches, deletes, and refusals) must
  * also get that outcome.
  *
  * Each run uses a new random seed. A failure prints the seed, the shrunk case and the
@@ -66,9 +68,10 @@ type Method = (...args: ReadonlyArray<unknown>) => unknown
 let orders: Orders
 const freshStore = (): Store => {
   const pets = new PetTable()
+  const orderTable = new OrderTable()
   const events = new EventTable()
-  orders = OrderRepositoryMemory.fromTables(pets, new OrderTable(), events)
-  return PetRepositoryMemory.fromTables(pets, events)
+  orders = OrderRepositoryMemory.fromTables(pets, orderTable, events)
+  return PetRepositoryMemory.fromTables(pets, events, (id) => orderTable.hasOpen(id))
 }
 let store = freshStore()
 
@@ -136,19 +139,26 @@ const methodSeen = (method: string) =>
 // As TestServer builds the URL, so that `//x` stays a path and is not read as a host.
 const pathSeen = (target: string) => new URL(`http://localhost${target}`).pathname
 
-/** The documented operation a path and method name, matched as leniently as the router does. */
-const operationOf = (method: string, target: string) => {
+/** The path of a target as the router reads it. */
+const routedPath = (target: string) => {
   let path = pathSeen(target)
   try {
     path = decodeURIComponent(path)
   } catch {
-    // An undecodable path stays as it is; it matches no operation below.
+    // An undecodable path stays as it is; it matches no operation.
   }
   // The router ends a path at ";" too, ignores case, repeated and trailing slashes.
-  path = path.split(";")[0]!.toLowerCase().replace(/\/+/g, "/").replace(/(.)\/$/, "$1")
+  return path.split(";")[0]!.toLowerCase().replace(/\/+/g, "/").replace(/(.)\/$/, "$1")
+}
+
+/** The documented operation a path and method name, matched as leniently as the router does. */
+const operationOf = (method: string, target: string) => {
+  const path = routedPath(target)
   const read = method === "GET" || method === "HEAD"
   if (path === "/v1/pets") return method === "POST" ? "createPet" : read ? "listPets" : undefined
-  if (/^\/v1\/pets\/[^/]+$/.test(path)) return read ? "getPet" : undefined
+  if (/^\/v1\/pets\/[^/]+$/.test(path)) {
+    return read ? "getPet" : method === "PATCH" ? "updatePet" : method === "DELETE" ? "deletePet" : undefined
+  }
   // The store area: its bodies are checked by its own tests; here, that it answers documented operations.
   if (path === "/v1/store/orders") return method === "POST" ? "store" : read ? "store" : undefined
   if (/^\/v1\/store\/orders\/[^/]+$/.test(path)) return read ? "store" : undefined
@@ -194,7 +204,8 @@ const problemsOf = (
   request: FuzzRequest,
   response: CallResult,
   before: ReadonlyArray<StoredPet>,
-  after: ReadonlyArray<StoredPet>
+  after: ReadonlyArray<StoredPet>,
+  lastId: bigint
 ): ReadonlyArray<string> => {
   const problems: Array<string> = []
   const method = methodSeen(request.method)
@@ -245,13 +256,42 @@ const problemsOf = (
       else if (!matchesExpected(created, sent)) {
         problems.push(`stored ${petText(created)}, but the body said ${Formatter.format(sent)}`)
       }
-      const nextId = before.reduce((max, pet) => pet.id > max ? pet.id : max, 0n) + 1n
+      const nextId = lastId + 1n
       if (created.id !== nextId) problems.push(`created id ${created.id}, expected the next id ${nextId}`)
       if (!samePets(after, [...before, created])) problems.push("the store is not the previous store plus the echoed pet")
       if (response.headers.get("location") !== `/v1/pets/${created.id}`) {
         problems.push(`Location is ${response.headers.get("location")}`)
       }
     }
+  } else if (status === 200 && operationOf(method, request.target) === "updatePet") {
+    let patched: StoredPet | undefined
+    try {
+      patched = decodePet(utf8.encode(text), STRICT)
+    } catch (error) {
+      problems.push(`the patch's 200 body is not a Pet: ${messageOf(error)}`)
+    }
+    if (patched !== undefined) {
+      const old = before.find((pet) => pet.id === patched.id)
+      const sent = sentFields(request) as Record<string, unknown> | undefined
+      if (old === undefined) problems.push(`a 200 patch of pet ${patched.id}, which was not stored`)
+      else if (sent === undefined) problems.push("a 200 for a patch that is not a JSON object")
+      else {
+        const expected = {
+          name: "name" in sent ? sent["name"] : old.name,
+          categoryId: "categoryId" in sent ? sent["categoryId"] : old.categoryId,
+          status: "status" in sent ? sent["status"] ?? undefined : old.status
+        } as ExpectedPet
+        if (!matchesExpected(patched, expected)) problems.push(`patched to ${petText(patched)}, but the patch said ${Formatter.format(sent)}`)
+      }
+      if (!samePets(after, before.map((pet) => pet.id === patched.id ? patched : pet))) {
+        problems.push("the store is not the previous store with the echoed pet in place")
+      }
+    }
+  } else if (status === 204 && operationOf(method, request.target) === "deletePet") {
+    const id = routedPath(request.target).split("/").pop()
+    if (text !== "") problems.push("a 204 has a body")
+    if (!samePets(after, before.filter((pet) => String(pet.id) !== id))) problems.push("the 204 did not remove exactly the pet")
+    if (after.length !== before.length - 1) problems.push("a 204 for a pet that was not stored")
   } else if (!samePets(before, after)) {
     problems.push(`a ${status} changed the store`)
   }
@@ -260,14 +300,23 @@ const problemsOf = (
   let body: ReadonlyArray<StoredPet> | undefined
   if (success) {
     const operation = operationOf(method, request.target)
-    const expectedStatus = operation === "createPet" ? 201 : operation === "store" && status === 201 ? 201 : 200
+    const expectedStatus = operation === "createPet"
+      ? 201
+      : operation === "deletePet"
+      ? 204
+      : operation === "store" && status === 201
+      ? 201
+      : 200
     if (operation === undefined) problems.push(`a ${status} from no documented operation`)
     else if (status !== expectedStatus) problems.push(`${operation} answered ${status}, not ${expectedStatus}`)
-    if (head) {
-      if (text !== "") problems.push("a HEAD response has a body")
+    if (head || status === 204) {
+      if (text !== "") problems.push(`a ${head ? "HEAD" : "204"} response has a body`)
     } else {
       try {
         switch (operation) {
+          case "updatePet":
+            body = [decodePet(utf8.encode(text), STRICT)]
+            break
           case "listPets": {
             const page = decodePets(utf8.encode(text), STRICT)
             body = page
@@ -348,6 +397,14 @@ const problemsOf = (
       else if (body !== undefined && body[0]?.id !== expect.id) problems.push(`asked for pet ${expect.id}, got another`)
       break
     }
+    case "patched":
+    case "deleted": {
+      const exists = before.some((pet) => pet.id === expect.id)
+      const expectedStatus = exists ? (expect.kind === "patched" ? 200 : 204) : 404
+      if (status !== expectedStatus) problems.push(`a ${expect.kind} request of ${exists ? "a stored" : "an unknown"} id answered ${status}`)
+      else if (body !== undefined && body[0]?.id !== expect.id) problems.push(`patched pet ${expect.id}, got another`)
+      break
+    }
     case "refused":
       if (status < 400 || status >= 500) problems.push(`a request the README refuses answered ${status}`)
       break
@@ -392,13 +449,17 @@ const describeExchange = (request: FuzzRequest, response: CallResult) => {
 const runCase = async ({ pets, requests }: Case): Promise<boolean> => {
   store = freshStore()
   for (const pet of pets) Effect.runSync(store.create(pet))
+  // The highest id assigned so far: a deleted pet's id is not assigned again.
+  let lastId = BigInt(pets.length)
   for (const [index, request] of requests.entries()) {
     const before = stored()
     const response = await server.call(request.method, request.target, {
       headers: headerRecord(request.headers),
       body: request.body === undefined ? undefined : bodyBytes(request.body)
     })
-    const problems = problemsOf(request, response, before, stored())
+    const after = stored()
+    const problems = problemsOf(request, response, before, after, lastId)
+    lastId = after.reduce((max, pet) => pet.id > max ? pet.id : max, lastId)
     if (problems.length > 0) {
       throw new Error(
         `request ${index + 1} of ${requests.length}, on a store of ${before.length} pets:\n` +

@@ -16,6 +16,7 @@ import { CategoryId } from "../../../src/domain/pets/CategoryId.ts"
 import { INT64_MAX, INT64_MIN } from "../../../src/domain/Int64.ts"
 import { NewPet } from "../../../src/domain/pets/NewPet.ts"
 import { PetId } from "../../../src/domain/pets/PetId.ts"
+import { PetPatch } from "../../../src/domain/pets/PetPatch.ts"
 import { PET_NAME_MAX_CODE_POINTS, PetName } from "../../../src/domain/pets/PetName.ts"
 import { PAGE_LIMIT_MAX, PAGE_LIMIT_MIN } from "../../../src/domain/paging/PageLimit.ts"
 import { PetStatus } from "../../../src/domain/pets/PetStatus.ts"
@@ -39,6 +40,8 @@ export interface ExpectedPet {
  * - `created`: 201 storing exactly `pet`;
  * - `listed`: 200 with the page the store holds for that query;
  * - `fetched`: 200 with the pet when it exists, else 404 (410 from the sunset);
+ * - `patched`: 200 with the pet after the patch when it exists, else 404;
+ * - `deleted`: 204 when the pet exists, else 404;
  * - `refused`: an error status, nothing stored;
  * - `any`: only the invariants every response obeys.
  */
@@ -51,6 +54,8 @@ export type Expectation =
     readonly after: bigint | undefined
   }
   | { readonly kind: "fetched"; readonly id: bigint }
+  | { readonly kind: "patched"; readonly id: bigint }
+  | { readonly kind: "deleted"; readonly id: bigint }
   | { readonly kind: "refused" }
   | { readonly kind: "any" }
 
@@ -603,18 +608,61 @@ const validGet = Arbitrary.map(
   })
 )
 
-/** Requests the API documents as valid, built from its schemas. */
-export const ValidRequest: Arbitrary.Arbitrary<FuzzRequest> = oneOf([validCreate, validList, validGet])
+// A merge patch as a client writes it: the fields it names, `null` removing the status.
+const patchText = (patch: PetPatch) =>
+  `{${
+    [
+      ...(patch.name === undefined ? [] : [`"name":${JSON.stringify(patch.name)}`]),
+      ...(patch.categoryId === undefined ? [] : [`"categoryId":${patch.categoryId}`]),
+      ...(patch.status === undefined ? [] : [`"status":${JSON.stringify(patch.status)}`])
+    ].join(",")
+  }}`
 
-/** Valid creates except for their body, which is hostile. */
+const PATCH_CONTENT_TYPES = ["application/merge-patch+json", "Application/Merge-Patch+JSON; charset=utf-8", ...JSON_CONTENT_TYPES]
+
+const validPatch = Arbitrary.map(
+  Arbitrary.all([IdNumber, Arbitrary.schema(PetPatch), ValidAuthorization, elementOf(PATCH_CONTENT_TYPES)]),
+  ([id, patch, authorization, contentType]): FuzzRequest => ({
+    method: "PATCH",
+    target: `/v1/pets/${id}`,
+    headers: [["authorization", authorization], ["content-type", contentType]],
+    body: [patchText(patch)],
+    expect: { kind: "patched", id }
+  })
+)
+
+const validDelete = Arbitrary.map(
+  Arbitrary.all([IdNumber, ValidAuthorization]),
+  ([id, authorization]): FuzzRequest => ({
+    method: "DELETE",
+    target: `/v1/pets/${id}`,
+    headers: [["authorization", authorization]],
+    body: undefined,
+    expect: { kind: "deleted", id }
+  })
+)
+
+/** Requests the API documents as valid, built from its schemas. */
+export const ValidRequest: Arbitrary.Arbitrary<FuzzRequest> = oneOf([
+  validCreate,
+  validList,
+  validGet,
+  validPatch,
+  validDelete
+])
+
+/**
+ * Valid creates except for their body, which is hostile; or the same bodies as a patch of a
+ * pet that may exist, where a valid one may apply (a create body names only patch fields).
+ */
 export const HostileBodyRequest: Arbitrary.Arbitrary<FuzzRequest> = Arbitrary.map(
-  Arbitrary.all([HostileCreateBody, ValidAuthorization, ValidContentType]),
-  ([{ body, expect }, authorization, contentType]) => ({
-    method: "POST",
-    target: "/v1/pets",
+  Arbitrary.all([HostileCreateBody, ValidAuthorization, ValidContentType, optional(between(1, 3))]),
+  ([{ body, expect }, authorization, contentType, patched]) => ({
+    method: patched === undefined ? "POST" : "PATCH",
+    target: patched === undefined ? "/v1/pets" : `/v1/pets/${patched}`,
     headers: [["authorization", authorization], ["content-type", contentType]],
     body,
-    expect
+    expect: patched === undefined ? expect : ANY
   })
 )
 

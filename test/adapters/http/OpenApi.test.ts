@@ -28,13 +28,17 @@ const operation = (path: string, method: string): Json => {
 const OPERATIONS = [
   ["/pets", "get", "listPets"],
   ["/pets", "post", "createPet"],
-  ["/pets/{petId}", "get", "getPet"]
+  ["/pets/{petId}", "get", "getPet"],
+  ["/pets/{petId}", "patch", "updatePet"],
+  ["/pets/{petId}", "delete", "deletePet"]
 ] as const
 
 const ERROR_STATUSES = {
   listPets: ["400", "401"],
   createPet: ["400", "401", "413", "415"],
-  getPet: ["400", "401", "404", "410"]
+  getPet: ["400", "401", "404", "410"],
+  updatePet: ["400", "401", "403", "404", "409", "412", "413", "415"],
+  deletePet: ["400", "401", "403", "404", "409", "412"]
 } as const
 
 /** Follows local `$ref`s ("#/a/b") to the schema they name. */
@@ -115,7 +119,11 @@ describe("OpenAPI document (GET /v1/openapi.json)", () => {
       "/webhooks/{webhookId}/rotate-secret"
     ])
     expect(Object.keys(doc["paths"]["/pets"]).filter((k) => k !== "parameters").sort()).toEqual(["get", "post"])
-    expect(Object.keys(doc["paths"]["/pets/{petId}"]).filter((k) => k !== "parameters")).toEqual(["get"])
+    expect(Object.keys(doc["paths"]["/pets/{petId}"]).filter((k) => k !== "parameters").sort()).toEqual([
+      "delete",
+      "get",
+      "patch"
+    ])
   })
 
   describe("the store area", () => {
@@ -221,6 +229,28 @@ describe("OpenAPI document (GET /v1/openapi.json)", () => {
       expect(resolve(newPet["properties"]["name"])["type"]).toBe("string")
       expectPetStatusRef(newPet["properties"]["status"])
       expect([...newPet["required"]].sort()).toEqual(["categoryId", "name"])
+    })
+
+    it("PetPatch is a closed merge patch: optional name, int64 categoryId and a nullable PetStatus status", () => {
+      const patch = resolve({ $ref: "#/components/schemas/PetPatch" })
+      expect(Object.keys(patch["properties"]).sort()).toEqual(["categoryId", "name", "status"])
+      expect(patch["required"] ?? []).toEqual([])
+      expect(patch["additionalProperties"]).toBe(false)
+      expectInt64(patch["properties"]["categoryId"])
+      expect(patch["properties"]["status"]["anyOf"]).toEqual([{ $ref: "#/components/schemas/PetStatus" }, { type: "null" }])
+      const body = operation("/pets/{petId}", "patch")["requestBody"]["content"]
+      expect(Object.keys(body).sort()).toEqual(["application/json", "application/merge-patch+json"])
+      for (const media of Object.values<Json>(body)) expect(media["schema"]).toEqual({ $ref: "#/components/schemas/PetPatch" })
+    })
+
+    it("every answer with a pet documents its ETag; updatePet and deletePet take If-Match; deletePet answers 204", () => {
+      for (const [path, method, status] of [["/pets", "post", "201"], ["/pets/{petId}", "get", "200"], ["/pets/{petId}", "patch", "200"]]) {
+        expect(headerNames(operation(path!, method!)["responses"][status!]), `${method} ${path}`).toContain("etag")
+      }
+      for (const method of ["patch", "delete"]) {
+        expect(parameter(operation("/pets/{petId}", method), "if-match")["in"]).toBe("header")
+      }
+      expect(Object.keys(operation("/pets/{petId}", "delete")["responses"])).toContain("204")
     })
 
     it("Error has required string code, string message and integer status", () => {

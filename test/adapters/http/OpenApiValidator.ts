@@ -85,9 +85,9 @@ export const expectDocumentedResponse = async (
   const where = `${request.method} ${request.url} → ${response.status} ${response.text.slice(0, 300)}`
   const documented = Object.keys(operation.responses ?? {})
   expect(documented, `undocumented status: ${where}`).toContain(String(response.status))
-  // HEAD is the GET without its body: the status and headers are the GET's.
-  // A 204 documents no content: its body must be empty.
+  // A 204 has no body to validate, and must have none.
   if (response.status === 204) expect(response.text, `body: ${where}`).toBe("")
+  // HEAD is the GET without its body: the status and headers are the GET's.
   else if (request.method !== "HEAD") {
     const body: unknown = response.text === "" ? undefined : JSON.parse(response.text)
     const bodyResult = api.validateResponse(body, operation, response.status)

@@ -46,7 +46,9 @@ const WRITES = [
   ["deliverOrder", "POST", "/v1/store/orders/1/deliver", undefined],
   ["cancelOrder", "POST", "/v1/store/orders/1/cancel", undefined],
   ["createWebhook", "POST", "/v1/webhooks", `{"url":"https://hooks.example.com/","types":["pet.created"]}`],
-  ["rotateWebhookSecret", "POST", "/v1/webhooks/1/rotate-secret", undefined]
+  ["rotateWebhookSecret", "POST", "/v1/webhooks/1/rotate-secret", undefined],
+  ["updatePet", "PATCH", "/v1/pets/1", `{"name":"Tom"}`],
+  ["deletePet", "DELETE", "/v1/pets/1", undefined]
 ] as const
 
 describe("key scopes", () => {
@@ -66,7 +68,8 @@ describe("key scopes", () => {
     // 403 comes before the input is looked at: an invalid body, or none declared as JSON, is still a 403.
     expectError(await api.call(method, path, { body: "{", headers: json(reader.text) }), 403, "forbidden")
     expectError(await api.call(method, path, { body: "x", headers: bearer(reader.text) }), 403, "forbidden")
-    expectError(await api.call(method, "/v1/store/orders/x/approve", { headers: bearer(reader.text) }), 403, "forbidden")
+    const badPath = method === "POST" ? "/v1/store/orders/x/approve" : "/v1/pets/x"
+    expectError(await api.call(method, badPath, { headers: bearer(reader.text) }), 403, "forbidden")
     // 401 before 403.
     expectError(await api.call(method, path, { body: "{", headers: json("as_unknown") }), 401, "unauthorized")
     expect((await api.call("GET", "/v1/pets", { headers: bearer(writer.text) })).text).toBe("[]")
@@ -120,6 +123,8 @@ describe("key scopes", () => {
       Object.entries(methods).filter(([, operation]) => "403" in (operation.responses ?? {})).map(([method]) => `${method} ${path}`)
     ).sort()
     expect(forbidden).toEqual([
+      "delete /pets/{petId}",
+      "patch /pets/{petId}",
       "post /pets",
       "post /store/orders",
       "post /store/orders/{orderId}/approve",

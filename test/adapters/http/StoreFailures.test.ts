@@ -22,6 +22,8 @@ const failing = (fail: () => Effect.Effect<never, StoreUnavailable>) =>
     Layer.succeed(PetRepository)(PetRepository.of({
       create: fail,
       get: fail,
+      update: fail,
+      delete: fail,
       list: fail,
       inventory: Effect.suspend(fail),
       ready: Effect.suspend(fail)

@@ -39,9 +39,10 @@ describe("NewPet and Pet", () => {
     assert.strictEqual(message("Rex"), "body: expected an object")
   })
 
-  it("a Pet is a NewPet plus an id", () => {
-    const pet = Schema.decodeUnknownSync(Pet)({ id: 7n, name: "Rex", categoryId: 1n, status: "sold" })
-    assert.deepStrictEqual(Object.keys(pet).sort(), ["categoryId", "id", "name", "status"])
-    assert.isTrue(Result.isFailure(Schema.decodeUnknownResult(Pet)({ name: "Rex", categoryId: 1n })))
+  it("a Pet is a NewPet plus an id and a version from 1", () => {
+    const pet = Schema.decodeUnknownSync(Pet)({ id: 7n, name: "Rex", categoryId: 1n, status: "sold", version: 1 })
+    assert.deepStrictEqual(Object.keys(pet).sort(), ["categoryId", "id", "name", "status", "version"])
+    assert.isTrue(Result.isFailure(Schema.decodeUnknownResult(Pet)({ name: "Rex", categoryId: 1n, version: 1 })))
+    assert.isTrue(Result.isFailure(Schema.decodeUnknownResult(Pet)({ id: 7n, name: "Rex", categoryId: 1n, version: 0 })))
   })
 })

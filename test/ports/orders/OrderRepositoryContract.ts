@@ -1,7 +1,7 @@
 import { assert, layer } from "@effect/vitest"
 import { DateTime, Effect, type Layer, Result, Schema } from "effect"
 import { CategoryId } from "../../../src/domain/pets/CategoryId.ts"
-import { OrderConflict, PetNotAvailable } from "../../../src/domain/Errors.ts"
+import { OrderConflict, PetHasOpenOrder, PetNotAvailable } from "../../../src/domain/Errors.ts"
 import { INT64_MAX } from "../../../src/domain/Int64.ts"
 import { NewPet } from "../../../src/domain/pets/NewPet.ts"
 import type { Order } from "../../../src/domain/orders/Order.ts"
@@ -13,6 +13,7 @@ import type { Pet } from "../../../src/domain/pets/Pet.ts"
 import { PetId } from "../../../src/domain/pets/PetId.ts"
 import type { PetInventory } from "../../../src/domain/pets/PetInventory.ts"
 import { PetName } from "../../../src/domain/pets/PetName.ts"
+import { PetPatch } from "../../../src/domain/pets/PetPatch.ts"
 import { PetStatus } from "../../../src/domain/pets/PetStatus.ts"
 import { OrderRepository } from "../../../src/ports/orders/OrderRepository.ts"
 import { PetRepository } from "../../../src/ports/pets/PetRepository.ts"
@@ -405,6 +406,58 @@ export const orderRepositoryContract = (
         }),
       { timeout, arbitrary }
     )
+
+    it.effect("while an order is open, a status patch or a delete is PetHasOpenOrder; other fields change; closed, both apply", () =>
+      Effect.gen(function*() {
+        const pets = yield* PetRepository
+        const orders = yield* OrderRepository
+        for (const open of OrderStatus.literals.filter(isOpen)) {
+          const order = yield* orderIn(open)
+          const pet = yield* pets.get(order.petId)
+          for (const refused of [
+            pets.update(pet.id, new PetPatch({ status: "pending" }), {}),
+            pets.update(pet.id, new PetPatch({ name: PetName.make("renamed"), status: null }), {}),
+            pets.delete(pet.id, {})
+          ]) {
+            assert.instanceOf(yield* Effect.flip(refused), PetHasOpenOrder)
+          }
+          assert.deepStrictEqual(yield* pets.get(pet.id), pet)
+          const renamed = yield* pets.update(pet.id, new PetPatch({ name: PetName.make("renamed") }), {})
+          assert.strictEqual(renamed.status, pet.status)
+          yield* orders.transition(order.id, "cancel")
+          assert.strictEqual((yield* pets.update(pet.id, new PetPatch({ status: "sold" }), {})).status, "sold")
+          yield* pets.delete(pet.id, {})
+        }
+      }))
+
+    it.effect("every order change of a pet's status is a new version of the pet", () =>
+      Effect.gen(function*() {
+        const pets = yield* PetRepository
+        const orders = yield* OrderRepository
+        const pet = yield* newPet("available")
+        const order = yield* orders.place(pet.id)
+        const placed = yield* pets.get(pet.id)
+        assert.isAbove(placed.version, pet.version)
+        yield* orders.transition(order.id, "approve")
+        const approved = yield* pets.get(pet.id)
+        assert.isAbove(approved.version, placed.version)
+        const stale = yield* Effect.flip(pets.update(pet.id, new PetPatch({ name: PetName.make("late") }), { ifMatch: [placed.version] }))
+        assert.strictEqual(stale._tag, "PetChanged")
+      }))
+
+    it.effect("a deleted pet cannot be ordered (PetNotFound); its closed orders stay readable and listed", () =>
+      Effect.gen(function*() {
+        const pets = yield* PetRepository
+        const orders = yield* OrderRepository
+        const delivered = yield* orderIn("delivered")
+        const before = yield* pets.inventory
+        yield* pets.delete(delivered.petId, {})
+        assert.deepStrictEqual(yield* pets.inventory, { ...before, sold: before.sold - 1 })
+        assert.strictEqual((yield* Effect.flip(orders.place(delivered.petId)))._tag, "PetNotFound")
+        assert.deepStrictEqual(yield* orders.get(delivered.id), delivered)
+        assert.deepStrictEqual(yield* orders.list({ limit: 10, petId: delivered.petId }), [delivered])
+        assert.deepStrictEqual(yield* pets.inventory, yield* inventoryByListing)
+      }))
 
     it.effect("50 concurrent places for one pet: exactly one order, 49 PetNotAvailable", () =>
       Effect.gen(function*() {

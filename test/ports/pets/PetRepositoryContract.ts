@@ -1,11 +1,14 @@
 import { assert, layer } from "@effect/vitest"
 import { Arbitrary, Effect, type Layer, Result, Schema } from "effect"
 import { CategoryId } from "../../../src/domain/pets/CategoryId.ts"
+import { PetChanged } from "../../../src/domain/Errors.ts"
 import { INT64_MAX, INT64_MIN } from "../../../src/domain/Int64.ts"
 import { NewPet } from "../../../src/domain/pets/NewPet.ts"
 import type { Pet } from "../../../src/domain/pets/Pet.ts"
 import { PetId } from "../../../src/domain/pets/PetId.ts"
 import { PetName } from "../../../src/domain/pets/PetName.ts"
+import { applyPatch, PetPatch } from "../../../src/domain/pets/PetPatch.ts"
+import { FIRST_VERSION, nextVersion, PetVersion } from "../../../src/domain/pets/PetVersion.ts"
 import { PAGE_LIMIT_MAX } from "../../../src/domain/paging/PageLimit.ts"
 import { PetStatus } from "../../../src/domain/pets/PetStatus.ts"
 import { PetRepository } from "../../../src/ports/pets/PetRepository.ts"
@@ -20,6 +23,10 @@ export interface ContractOptions {
 const Batch = Schema.Array(NewPet).check(Schema.isMaxLength(25))
 const Limit = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 10 }))
 const StatusFilter = Schema.UndefinedOr(PetStatus)
+
+// What happens to one pet of a batch after its create: nothing, a patch, or a delete.
+const Change = Schema.Union([Schema.Literal("keep"), Schema.Literal("delete"), PetPatch])
+const Changes = Schema.Array(Schema.Struct({ pet: NewPet, change: Change })).check(Schema.isMaxLength(20))
 
 const createAll = (pets: ReadonlyArray<NewPet>) =>
   Effect.gen(function*() {
@@ -221,6 +228,91 @@ export const petRepositoryContract = (
         const read = yield* Effect.forEach(created, (p) => repo.get(p.id), { concurrency: 50 })
         assert.deepStrictEqual(read, created)
       }))
+
+    it.effect.prop("update applies the patch as the domain does, one version on, and get reads it back", [NewPet, PetPatch], ([input, patch]) =>
+      Effect.gen(function*() {
+        const repo = yield* PetRepository
+        const created = yield* repo.create(input)
+        assert.strictEqual(created.version, FIRST_VERSION)
+        const updated = yield* repo.update(created.id, patch, {})
+        assert.deepStrictEqual(updated, applyPatch(created, patch))
+        assert.strictEqual(updated.version, nextVersion(created.version))
+        assert.strictEqual("status" in updated, updated.status !== undefined)
+        assert.deepStrictEqual(yield* repo.get(created.id), updated)
+      }), { timeout, arbitrary })
+
+    it.effect("an update or delete whose precondition names another version is PetChanged and changes nothing", () =>
+      Effect.gen(function*() {
+        const repo = yield* PetRepository
+        const created = yield* repo.create(new NewPet({ name: PetName.make("cond"), categoryId: CategoryId.make(1n), status: "sold" }))
+        const stale = { ifMatch: [PetVersion.make(created.version + 1), PetVersion.make(99)] }
+        const patch = new PetPatch({ name: PetName.make("changed"), status: null })
+        for (const refused of [repo.update(created.id, patch, stale), repo.delete(created.id, stale), repo.update(created.id, patch, { ifMatch: [] })]) {
+          const error = yield* Effect.flip(refused)
+          assert.instanceOf(error, PetChanged)
+        }
+        assert.deepStrictEqual(yield* repo.get(created.id), created)
+        const updated = yield* repo.update(created.id, patch, { ifMatch: [PetVersion.make(5), created.version] })
+        assert.strictEqual(updated.name, "changed")
+        yield* repo.delete(created.id, { ifMatch: [updated.version] })
+        assert.strictEqual((yield* Effect.flip(repo.get(created.id)))._tag, "PetNotFound")
+      }))
+
+    it.effect("a deleted pet is not found by get, update or delete, listed in no page, and counted nowhere", () =>
+      Effect.gen(function*() {
+        const repo = yield* PetRepository
+        const after = yield* currentHighWater
+        const [kept, gone] = yield* createAll([
+          new NewPet({ name: PetName.make("kept"), categoryId: CategoryId.make(1n), status: "pending" }),
+          new NewPet({ name: PetName.make("gone"), categoryId: CategoryId.make(1n), status: "pending" })
+        ])
+        const before = yield* repo.inventory
+        yield* repo.delete(gone!.id, {})
+        assert.deepStrictEqual(yield* repo.inventory, { ...before, pending: before.pending - 1 })
+        for (const refused of [repo.get(gone!.id), repo.update(gone!.id, new PetPatch({}), {}), repo.delete(gone!.id, {})]) {
+          assert.strictEqual((yield* Effect.flip(refused))._tag, "PetNotFound")
+        }
+        assert.deepStrictEqual(yield* repo.list({ limit: 10, after }), [kept!])
+        assert.deepStrictEqual(yield* repo.list({ limit: 10, after, status: "pending" }), [kept!])
+        for (const id of [PetId.make(0n), PetId.make(INT64_MAX)]) {
+          assert.strictEqual((yield* Effect.flip(repo.update(id, new PetPatch({}), {})))._tag, "PetNotFound")
+          assert.strictEqual((yield* Effect.flip(repo.delete(id, {})))._tag, "PetNotFound")
+        }
+      }))
+
+    it.effect.prop("after random creates, patches and deletes, lists hold exactly the pets left and the inventory counts them", [Changes], ([changes]) =>
+      Effect.gen(function*() {
+        const repo = yield* PetRepository
+        const after = yield* currentHighWater
+        const left: Array<Pet> = []
+        for (const { change, pet } of changes) {
+          const created = yield* repo.create(pet)
+          if (change === "delete") yield* repo.delete(created.id, {})
+          else left.push(change === "keep" ? created : yield* repo.update(created.id, change, { ifMatch: [created.version] }))
+        }
+        assert.deepStrictEqual(yield* pageThrough(undefined, 7, after), left)
+        for (const status of PetStatus.literals) {
+          assert.deepStrictEqual(yield* pageThrough(status, 3, after), left.filter(matches(status)))
+        }
+        assert.deepStrictEqual(yield* repo.inventory, yield* inventoryByListing)
+      }), { timeout, arbitrary })
+
+    it.effect("50 concurrent updates with the same precondition: exactly one applies, 49 are PetChanged", () =>
+      Effect.gen(function*() {
+        const repo = yield* PetRepository
+        const created = yield* repo.create(new NewPet({ name: PetName.make("raced"), categoryId: CategoryId.make(1n) }))
+        const outcomes = yield* Effect.forEach(
+          Array.from({ length: 50 }, (_, i) => new PetPatch({ name: PetName.make(`racer ${i}`) })),
+          (patch) => Effect.result(repo.update(created.id, patch, { ifMatch: [created.version] })),
+          { concurrency: "unbounded" }
+        )
+        const applied = outcomes.filter(Result.isSuccess).map((outcome) => outcome.success)
+        const refused = outcomes.filter(Result.isFailure).map((outcome) => outcome.failure)
+        assert.strictEqual(applied.length, 1)
+        assert.strictEqual(refused.length, 49)
+        for (const error of refused) assert.instanceOf(error, PetChanged)
+        assert.deepStrictEqual(yield* repo.get(created.id), applied[0])
+      }), timeout)
 
     it.effect("reports ready", () => Effect.flatMap(PetRepository, (repo) => repo.ready))
   })

@@ -1,7 +1,7 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { EventJson, EventsGroup, EventsJson } from "./EventsApi.ts"
 import { transformOpenApi } from "./OpenApiTransform.ts"
-import { PetsGroup, NewPetJson, PetJson, PetsJson } from "./PetsApi.ts"
+import { NewPetJson, PetJson, PetPatchFieldsJson, PetsGroup, PetsJson } from "./PetsApi.ts"
 import { NewOrderJson, OrderJson, OrdersJson, StoreGroup } from "./StoreApi.ts"
 import { DeliveriesJson, IssuedWebhookJson, NewWebhookJson, WebhookJson, WebhooksJson, WebhooksGroup } from "./WebhooksApi.ts"
 
@@ -18,6 +18,7 @@ export class Api extends HttpApi.make("animal-store")
   // Bodies travel as text for lossless int64; these document the JSON they carry.
   .annotate(HttpApi.AdditionalSchemas, [
     NewPetJson.annotate({ identifier: "NewPet" }),
+    PetPatchFieldsJson.annotate({ identifier: "PetPatch" }),
     PetJson,
     PetsJson,
     NewOrderJson.annotate({ identifier: "NewOrder" }),

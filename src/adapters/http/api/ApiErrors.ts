@@ -15,8 +15,10 @@ export const ERROR_STATUS = {
   pet_not_available: 409,
   invalid_transition: 409,
   idempotency_key_in_use: 409,
+  pet_has_open_order: 409,
   gone: 410,
   cursor_expired: 410,
+  precondition_failed: 412,
   payload_too_large: 413,
   unsupported_media_type: 415,
   expectation_failed: 417,
@@ -131,6 +133,14 @@ export class InvalidTransition extends ApiError<InvalidTransition>()("InvalidTra
 
 /** 409: a request with the same `Idempotency-Key` is still being processed. */
 export class IdempotencyKeyInUse extends ApiError<IdempotencyKeyInUse>()("IdempotencyKeyInUse", "idempotency_key_in_use") {}
+
+/** 409: orders own a pet's status while one is open: no status change, no delete. */
+export class PetHasOpenOrderConflict
+  extends ApiError<PetHasOpenOrderConflict>()("PetHasOpenOrderConflict", "pet_has_open_order")
+{}
+
+/** 412: `If-Match` names a version the pet no longer has; nothing was changed. */
+export class PreconditionFailed extends ApiError<PreconditionFailed>()("PreconditionFailed", "precondition_failed") {}
 
 /** 410: the operation passed its sunset date and is withdrawn. */
 export class Gone extends ApiError<Gone>()("Gone", "gone") {}

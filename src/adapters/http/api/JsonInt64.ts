@@ -1,6 +1,7 @@
 import { Effect, Schema, SchemaIssue, SchemaTransformation } from "effect"
 import { HttpApiSchema } from "effect/http-api"
 import { int64Reviver } from "../../../domain/events/EventData.ts"
+import { JSON_MEDIA_TYPE } from "./JsonContentType.ts"
 
 // Node 24 has both; TypeScript 5.9's lib does not declare them yet.
 declare global {
@@ -100,6 +101,8 @@ const atMostValues = (max: number) =>
 export interface LosslessJsonBodyOptions {
   /** Most JSON values a body to decode may hold; for request bodies, whose size is the client's choice. */
   readonly maxValues?: number | undefined
+  /** The body's media type; default application/json. */
+  readonly contentType?: string | undefined
 }
 
 /**
@@ -112,5 +115,5 @@ export const LosslessJsonBody = <S extends Schema.Top>(schema: S, options?: Loss
   Utf8Text.pipe(
     Schema.decodeTo(options?.maxValues === undefined ? Schema.String : Schema.String.check(atMostValues(options.maxValues))),
     Schema.decodeTo(Schema.fromJsonString(schema, { reviver: int64Reviver as never })),
-    HttpApiSchema.asUint8Array({ contentType: "application/json" })
+    HttpApiSchema.asUint8Array({ contentType: options?.contentType ?? JSON_MEDIA_TYPE })
   )

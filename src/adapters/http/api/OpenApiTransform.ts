@@ -11,6 +11,7 @@ const SUCCESS_SCHEMAS: Partial<Record<string, string>> = {
   listPets: "Pets",
   createPet: "Pet",
   getPet: "Pet",
+  updatePet: "Pet",
   listOrders: "Orders",
   placeOrder: "Order",
   getOrder: "Order",
@@ -29,7 +30,23 @@ const SUCCESS_SCHEMAS: Partial<Record<string, string>> = {
 const REQUEST_SCHEMAS: Partial<Record<string, string>> = {
   createPet: "NewPet",
   placeOrder: "NewOrder",
-  createWebhook: "NewWebhook"
+  createWebhook: "NewWebhook",
+  updatePet: "PetPatch"
+}
+
+// The creates ignore unknown body fields; a patch refuses them, so PetPatch stays closed.
+const OPEN_REQUEST_SCHEMAS = ["NewPet", "NewOrder", "NewWebhook"]
+
+// The operations that answer a pet, with its ETag.
+const ETAG_OPERATIONS = new Set(["createPet", "getPet", "updatePet"])
+
+const ETAG_HEADER = {
+  ETag: {
+    description: "The pet's version as a strong entity tag (`\"3\"`); it changes with every change of the pet, " +
+      "orders' status changes included. Send it back in `If-Match` to change the pet only if it is unchanged.",
+    schema: { type: "string" },
+    required: true
+  }
 }
 
 const INT64 = { type: "integer", format: "int64" } as const
@@ -68,6 +85,7 @@ const EXAMPLES: Partial<Record<string, unknown>> = {
   Pet: PET_EXAMPLE,
   Pets: [PET_EXAMPLE],
   NewPet: { name: "Rex", categoryId: 9, status: "available" },
+  PetPatch: { name: "Rex II", status: null },
   Order: ORDER_EXAMPLE,
   Orders: [ORDER_EXAMPLE],
   NewOrder: { petId: 1 },
@@ -93,7 +111,7 @@ const describeParameter = (operationId: string, parameter: Json): void => {
       parameter.schema = { type: "integer", minimum: PAGE_LIMIT_MIN, maximum: PAGE_LIMIT_MAX, default: PAGE_LIMIT_DEFAULT }
       break
     case "petId":
-      parameter.description = parameter.in === "path" ? "Identifier of the animal to retrieve." : "Only orders for this animal."
+      parameter.description = parameter.in === "path" ? "Identifier of the animal." : "Only orders for this animal."
       parameter.schema = INT64
       break
     case "orderId":
@@ -155,7 +173,12 @@ const RETRY_AFTER_HEADER = {
 }
 
 // HttpApi writes header names as the schemas spell them (lowercase); documents spell them as RFCs do.
-const HEADER_NAMES: Partial<Record<string, string>> = { link: "Link", location: "Location", "www-authenticate": "WWW-Authenticate" }
+const HEADER_NAMES: Partial<Record<string, string>> = {
+  etag: "ETag",
+  link: "Link",
+  location: "Location",
+  "www-authenticate": "WWW-Authenticate"
+}
 const HEADER_DESCRIPTIONS: Partial<Record<string, string>> = {
   Link: "`<...>; rel=\"next\"`: the next page, when more exist.",
   Location: "The path of the created resource."
@@ -228,10 +251,14 @@ export const transformOpenApi = (spec: Json): Json => {
   for (const item of Object.values<Json>(spec["paths"] ?? {})) {
     for (const operation of Object.values<Json>(item)) {
       for (const parameter of operation["parameters"] ?? []) describeParameter(operation["operationId"], parameter)
-      const body = operation["requestBody"]?.content?.["application/json"]
+      const content: Json | undefined = operation["requestBody"]?.content
       const requestSchema = REQUEST_SCHEMAS[operation["operationId"]]
-      if (body !== undefined && requestSchema !== undefined) body.schema = { $ref: `#/components/schemas/${requestSchema}` }
-      if (body !== undefined) body.example = exampleOf(body.schema)
+      // A merge patch is accepted as application/json too (JsonContentType).
+      if (content?.["application/merge-patch+json"] !== undefined) content["application/json"] ??= {}
+      for (const body of Object.values<Json>(content ?? {})) {
+        if (requestSchema !== undefined) body.schema = { $ref: `#/components/schemas/${requestSchema}` }
+        body.example = exampleOf(body.schema)
+      }
       // The body limit applies to every route, bodiless ones too: a declared Content-Length
       // over it is refused before authentication.
       operation["responses"] = { ...operation["responses"], "413": operation["responses"]?.["413"] ?? { description: "PayloadTooLarge" } }
@@ -244,6 +271,9 @@ export const transformOpenApi = (spec: Json): Json => {
         if (Number(status) < 300 && media !== undefined) media.example = exampleOf(media.schema)
         response["headers"] = { ...canonicalHeaders(response["headers"]), ...REQUEST_ID_HEADER }
         if (Number(status) < 300) response["headers"] = { ...response["headers"], ...rateLimitHeaders(false) }
+        if (Number(status) < 300 && ETAG_OPERATIONS.has(operation["operationId"])) {
+          response["headers"] = { ...response["headers"], ...ETAG_HEADER }
+        }
         if (status === "429") response["headers"] = { ...response["headers"], ...rateLimitedHeaders }
         if (Number(status) >= 400) {
           response["content"] = { "application/json": { schema: ERROR_REF } }
@@ -285,9 +315,7 @@ export const transformOpenApi = (spec: Json): Json => {
     if (property !== undefined) property.format = "date-time"
   }
   // The service ignores unknown request body fields (a client-supplied `id` included), so the document allows them.
-  for (const name of Object.values(REQUEST_SCHEMAS)) {
-    if (name !== undefined) delete schemas[name]?.additionalProperties
-  }
+  for (const name of OPEN_REQUEST_SCHEMAS) delete schemas[name]?.additionalProperties
   schemas["Error"] = ErrorSchema
   return spec
 }

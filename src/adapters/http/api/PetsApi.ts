@@ -3,6 +3,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/ht
 import { CategoryId } from "../../../domain/pets/CategoryId.ts"
 import { PetId } from "../../../domain/pets/PetId.ts"
 import { PetName } from "../../../domain/pets/PetName.ts"
+import { PET_PATCH_FIELDS } from "../../../domain/pets/PetPatch.ts"
 import { PetStatus } from "../../../domain/pets/PetStatus.ts"
 import {
   Gone,
@@ -12,15 +13,18 @@ import {
   InvalidRequest,
   NotFound,
   PayloadTooLarge,
+  PetHasOpenOrderConflict,
+  PreconditionFailed,
   RateLimited,
   ServiceUnavailable,
   UnsupportedMediaType
 } from "./ApiErrors.ts"
 import { Authorization } from "./Authorization.ts"
 import { IDEMPOTENCY_DESCRIPTION, IdempotencyKeyHeaders } from "./IdempotencyKeyHeader.ts"
-import { JsonContentType } from "./JsonContentType.ts"
+import { JsonContentType, MERGE_PATCH_MEDIA_TYPE } from "./JsonContentType.ts"
 import { jsonInt64, LosslessJsonBody } from "./JsonInt64.ts"
 import { CursorParam, LimitParam, PetIdParam } from "./PathAndQuery.ts"
+import { IfMatchHeaders } from "./PetEntityTag.ts"
 import { RequestValidation } from "./RequestValidation.ts"
 import { WriteScope } from "./WriteScope.ts"
 
@@ -48,6 +52,30 @@ export const NewPetJson = Schema.Struct({
   status: Schema.optionalKey(PetStatus)
 })
 
+/** The updatePet body's fields (RFC 7396): each with the rules of a create; `status: null` removes the status. */
+export const PetPatchFieldsJson = Schema.Struct({
+  name: Schema.optionalKey(NewPetJson.fields.name),
+  categoryId: Schema.optionalKey(NewPetJson.fields.categoryId),
+  status: Schema.optionalKey(Schema.NullOr(PetStatus))
+})
+
+// A patch names only fields it may change: `id` and unknown keys are refused, each by name
+// (a struct alone would drop them before any check could see them).
+const onlyPatchFields = Schema.makeFilter((body: { readonly [key: string]: unknown }) =>
+  Object.keys(body).filter((key) => !PET_PATCH_FIELDS.includes(key)).map((key) => ({
+    path: [key],
+    issue: "is not allowed: a patch may change only name, categoryId and status"
+  }))
+)
+
+/** The updatePet body: a JSON object of {@link PetPatchFieldsJson}'s fields and no other. */
+export const PetPatchJson = Schema.Record(Schema.String, Schema.Unknown).check(onlyPatchFields).pipe(
+  Schema.decodeTo(PetPatchFieldsJson)
+)
+
+/** A pet answer's headers: its `ETag`, which `If-Match` names. */
+const ETagHeader = { etag: Schema.String }
+
 /**
  * The pet operations of the spec, under bearer authentication. The group keeps the spec's
  * name, `animals`: it is the OpenAPI tag and the typed client's `client.animals`.
@@ -74,7 +102,8 @@ export class PetsGroup extends HttpApiGroup.make("animals")
       headers: IdempotencyKeyHeaders,
       payload: LosslessJsonBody(NewPetJson, { maxValues: MAX_BODY_VALUES }),
       success: HttpApiSchema.WithHeaders(LosslessJsonBody(PetJson).pipe(HttpApiSchema.status(201)), {
-        location: Schema.String
+        location: Schema.String,
+        ...ETagHeader
       }),
       error: [
         InvalidRequest,
@@ -97,6 +126,7 @@ export class PetsGroup extends HttpApiGroup.make("animals")
       })),
     HttpApiEndpoint.get("getPet", "/pets/:petId", {
       params: { petId: PetIdParam },
+      // Its ETag is sent and documented, not declared: declaring it would change what 1.x's raw client returns.
       success: LosslessJsonBody(PetJson),
       error: [InvalidRequest, NotFound, Gone, RateLimited, ServiceUnavailable, Internal]
     }).annotateMerge(OpenApi.annotations({
@@ -104,7 +134,55 @@ export class PetsGroup extends HttpApiGroup.make("animals")
       summary: "Get an animal (deprecated)",
       description: "Deprecated; removed on 5 December 2030 (410 Gone from then on). Use GET /pets with the status filter.",
       deprecated: true
-    }))
+    })),
+    HttpApiEndpoint.patch("updatePet", "/pets/:petId", {
+      params: { petId: PetIdParam },
+      headers: IfMatchHeaders,
+      payload: LosslessJsonBody(PetPatchJson, { maxValues: MAX_BODY_VALUES, contentType: MERGE_PATCH_MEDIA_TYPE }),
+      success: HttpApiSchema.WithHeaders(LosslessJsonBody(PetJson), ETagHeader),
+      error: [
+        InvalidRequest,
+        NotFound,
+        PreconditionFailed,
+        PetHasOpenOrderConflict,
+        PayloadTooLarge,
+        UnsupportedMediaType,
+        RateLimited,
+        ServiceUnavailable,
+        Internal
+      ]
+    }).middleware(JsonContentType)
+      .middleware(WriteScope)
+      .annotateMerge(OpenApi.annotations({
+        identifier: "updatePet",
+        summary: "Edit an animal",
+        description: "A JSON Merge Patch (RFC 7396, `application/merge-patch+json`; `application/json` is accepted " +
+          "too) of `name`, `categoryId` and `status`, with the rules of a create; `status: null` removes the status; " +
+          "`id` and unknown fields are refused (400). Answers 200 with the pet after the change and its new `ETag`. " +
+          "With `If-Match`, a pet changed since is 412; a status change while an order for the pet is open is 409 " +
+          "`pet_has_open_order` (orders own the status until they close)."
+      })),
+    HttpApiEndpoint.delete("deletePet", "/pets/:petId", {
+      params: { petId: PetIdParam },
+      headers: IfMatchHeaders,
+      success: HttpApiSchema.NoContent,
+      error: [
+        InvalidRequest,
+        NotFound,
+        PreconditionFailed,
+        PetHasOpenOrderConflict,
+        RateLimited,
+        ServiceUnavailable,
+        Internal
+      ]
+    }).middleware(WriteScope)
+      .annotateMerge(OpenApi.annotations({
+        identifier: "deletePet",
+        summary: "Retire an animal",
+        description: "Answers 204. The pet is then 404, in no list or inventory count, and cannot be ordered; " +
+          "orders that name it stay readable. With `If-Match`, a pet changed since is 412; while an order for " +
+          "the pet is open, 409 `pet_has_open_order`."
+      }))
   )
   .middleware(RequestValidation)
   .middleware(Authorization)

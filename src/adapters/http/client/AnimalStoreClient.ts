@@ -10,7 +10,7 @@ import { Api } from "../api/Api.ts"
 import { InvalidRequest } from "../api/ApiErrors.ts"
 import type { EventJson } from "../api/EventsApi.ts"
 import { CursorParam, DeliveryCursorParam, OrderCursorParam } from "../api/PathAndQuery.ts"
-import type { NewPetJson, PetJson } from "../api/PetsApi.ts"
+import type { NewPetJson, PetJson, PetPatchFieldsJson } from "../api/PetsApi.ts"
 import type { InventoryJson, NewOrderJson, OrderJson } from "../api/StoreApi.ts"
 import type { DeliveryJson, IssuedWebhookJson, NewWebhookJson, WebhookJson } from "../api/WebhooksApi.ts"
 
@@ -43,6 +43,8 @@ type QueryOf<Op extends Operation> = HttpApiEndpoint.Query<HttpApiEndpoint.WithI
 export interface PetBody extends Schema.Schema.Type<typeof PetJson> {}
 /** The body of `createPet`. */
 export interface NewPetBody extends Schema.Schema.Type<typeof NewPetJson> {}
+/** The body of `updatePet`: a JSON Merge Patch; `status: null` removes the status. */
+export interface PetPatchBody extends Schema.Schema.Type<typeof PetPatchFieldsJson> {}
 /** An order as the API answers it. */
 export interface OrderBody extends Schema.Schema.Type<typeof OrderJson> {}
 /** The body of `placeOrder`. */
@@ -94,10 +96,21 @@ export interface OrdersPage {
   readonly next: string | undefined
 }
 
-/** A stored pet and its `Location` (`/v1/pets/{id}`). */
+/** A stored pet, its `Location` (`/v1/pets/{id}`) and its `ETag`. */
 export interface CreatedPet {
   readonly pet: PetBody
   readonly location: string
+  readonly etag: string
+}
+/** A pet after a change, and its new `ETag`. */
+export interface UpdatedPet {
+  readonly pet: PetBody
+  readonly etag: string
+}
+
+/** Options of the changes to a pet: with `ifMatch` (an `ETag`), a pet changed since fails with `PreconditionFailed`. */
+export interface ChangeOptions {
+  readonly ifMatch?: string | undefined
 }
 /** A placed order and its `Location` (`/v1/store/orders/{id}`). */
 export interface PlacedOrder {
@@ -120,6 +133,12 @@ export interface AnimalStoreOperations {
   readonly createPet: (body: NewPetBody, options?: CreateOptions) => Effect.Effect<CreatedPet, ClientError<"createPet">>
   /** Deprecated by the API: 410 `Gone` after its sunset. */
   readonly getPet: (petId: PetId) => Effect.Effect<PetBody, ClientError<"getPet">>
+  readonly updatePet: (
+    petId: PetId,
+    patch: PetPatchBody,
+    options?: ChangeOptions
+  ) => Effect.Effect<UpdatedPet, ClientError<"updatePet">>
+  readonly deletePet: (petId: PetId, options?: ChangeOptions) => Effect.Effect<void, ClientError<"deletePet">>
   readonly listOrders: (query?: OrdersQuery) => Effect.Effect<OrdersPage, ClientError<"listOrders">>
   readonly placeOrder: (
     body: NewOrderBody,
@@ -167,6 +186,9 @@ const cursorId = <S extends Schema.Codec<bigint, string>>(schema: S, cursor: str
 const idempotencyHeaders = (options: CreateOptions | undefined) =>
   options?.idempotencyKey === undefined ? {} : { "idempotency-key": options.idempotencyKey }
 
+const ifMatchHeaders = (options: ChangeOptions | undefined) =>
+  options?.ifMatch === undefined ? {} : { "if-match": options.ifMatch }
+
 const make = (options: ClientOptions) =>
   Effect.gen(function*() {
     const raw = yield* HttpApiClient.make(Api, {
@@ -189,10 +211,19 @@ const make = (options: ClientOptions) =>
       }),
       createPet: Effect.fn("AnimalStoreClient.createPet")(function*(body: NewPetBody, options?: CreateOptions) {
         const created = yield* raw.animals.createPet({ headers: idempotencyHeaders(options), payload: body })
-        return { pet: created.body, location: created.headers.location }
+        return { pet: created.body, location: created.headers.location, etag: created.headers.etag }
       }),
       getPet: Effect.fn("AnimalStoreClient.getPet")(function*(petId: PetId) {
         return yield* raw.animals.getPet({ params: { petId } })
+      }),
+      updatePet: Effect.fn("AnimalStoreClient.updatePet")(
+        function*(petId: PetId, patch: PetPatchBody, options?: ChangeOptions) {
+          const updated = yield* raw.animals.updatePet({ params: { petId }, headers: ifMatchHeaders(options), payload: patch })
+          return { pet: updated.body, etag: updated.headers.etag }
+        }
+      ),
+      deletePet: Effect.fn("AnimalStoreClient.deletePet")(function*(petId: PetId, options?: ChangeOptions) {
+        yield* raw.animals.deletePet({ params: { petId }, headers: ifMatchHeaders(options) })
       }),
       listOrders: Effect.fn("AnimalStoreClient.listOrders")(function*({ cursor, ...filters }: OrdersQuery = {}) {
         const after = yield* cursorId(OrderCursorParam, cursor)

@@ -2,7 +2,7 @@ import type { DateTime } from "effect"
 import { Order } from "../../../domain/orders/Order.ts"
 import { OrderId } from "../../../domain/orders/OrderId.ts"
 import type { OrderQuery } from "../../../domain/orders/OrderQuery.ts"
-import { isComplete, OrderStatus } from "../../../domain/orders/OrderStatus.ts"
+import { isComplete, isOpen, OrderStatus } from "../../../domain/orders/OrderStatus.ts"
 import type { PetId } from "../../../domain/pets/PetId.ts"
 import { IdOrdered } from "../IdOrdered.ts"
 
@@ -54,6 +54,13 @@ export class OrderTable {
   /** The order with `id`, if any. */
   get(id: OrderId): Order | undefined {
     return this.#byId.get(id)
+  }
+
+  /** Whether the pet has an open order (placed or approved). */
+  hasOpen(petId: PetId): boolean {
+    return OrderStatus.literals.some((status) =>
+      isOpen(status) && (this.#byPetStatus.get(`${petId}:${status}`)?.size ?? 0) > 0
+    )
   }
 
   /** Moves the order with `id` (which must exist) to `status` at `now`. */

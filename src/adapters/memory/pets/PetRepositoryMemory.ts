@@ -1,7 +1,10 @@
-import { Clock, DateTime, Effect, Layer } from "effect"
+import { Clock, DateTime, Effect, Layer, Result } from "effect"
 import { PetNotFound } from "../../../domain/Errors.ts"
-import { petData } from "../../../domain/events/EventData.ts"
+import { type EventData, petData, petUpdatedData } from "../../../domain/events/EventData.ts"
+import type { EventType } from "../../../domain/events/EventType.ts"
 import type { NewPet } from "../../../domain/pets/NewPet.ts"
+import { decideDelete, decideUpdate, type PetPrecondition, type PetState } from "../../../domain/pets/PetChanges.ts"
+import type { PetPatch } from "../../../domain/pets/PetPatch.ts"
 import type { PetId } from "../../../domain/pets/PetId.ts"
 import type { PetQuery } from "../../../domain/pets/PetQuery.ts"
 import { PetRepository } from "../../../ports/pets/PetRepository.ts"
@@ -9,16 +12,25 @@ import { EventTable } from "../events/EventTable.ts"
 import { PetTable } from "./PetTable.ts"
 
 /**
+/**
  * A PetRepository over `pets`, which an OrderRepository may share (see StoreMemory), that
- * records each change in `events`. Each method body runs synchronously inside one Effect
- * step, so concurrent fibers never observe a half-applied change, nor a change without
- * its event.
+ * records each change in `events`, and `hasOpenOrder`, what that OrderRepository's table
+ * says of a pet (no orders: never). Each method body runs synchronously inside one Effect
+ * step, so concurrent fibers never observe a half-applied change, nor a change without its
+ * event: `update` and `delete` read, decide, write and record with no effect in between.
  */
-export const fromTables = (pets: PetTable, events: EventTable): PetRepository["Service"] => {
+export const fromTables = (
+  pets: PetTable,
+  events: EventTable,
+  hasOpenOrder: (id: PetId) => boolean = () => false
+): PetRepository["Service"] => {
+  const record = (clock: Clock.Clock, type: EventType, data: EventData) =>
+    events.append(type, data, DateTime.makeUnsafe(clock.currentTimeMillisUnsafe()))
+
   const create = Effect.fn("PetRepository.create")(function*(input: NewPet) {
     const clock = yield* Clock.Clock
     const pet = pets.insert(input)
-    events.append("pet.created", petData(pet), DateTime.makeUnsafe(clock.currentTimeMillisUnsafe()))
+    record(clock, "pet.created", petData(pet))
     return pet
   })
 
@@ -28,11 +40,43 @@ export const fromTables = (pets: PetTable, events: EventTable): PetRepository["S
     return pet
   })
 
+  const stateOf = (id: PetId): Result.Result<PetState, PetNotFound> => {
+    const pet = pets.get(id)
+    return pet === undefined ? Result.fail(new PetNotFound({ id })) : Result.succeed({ pet, hasOpenOrder: hasOpenOrder(id) })
+  }
+
+  const update = Effect.fn("PetRepository.update")((id: PetId, patch: PetPatch, precondition: PetPrecondition) =>
+    Effect.clockWith((clock) =>
+      Result.flatMap(stateOf(id), (state) => decideUpdate(state, patch, precondition)).pipe(
+        Result.map((after) => {
+          const before = pets.get(id)!
+          const pet = pets.replace(after)
+          record(clock, "pet.updated", petUpdatedData(before, pet))
+          return pet
+        }),
+        Effect.fromResult
+      )
+    )
+  )
+
+  const remove = Effect.fn("PetRepository.delete")((id: PetId, precondition: PetPrecondition) =>
+    Effect.clockWith((clock) =>
+      Result.flatMap(stateOf(id), (state) => decideDelete(state, precondition)).pipe(
+        Result.map(() => {
+          const pet = pets.get(id)!
+          pets.retire(id)
+          record(clock, "pet.deleted", petData(pet))
+        }),
+        Effect.fromResult
+      )
+    )
+  )
+
   const list = Effect.fn("PetRepository.list")((query: PetQuery) => Effect.sync(() => pets.page(query)))
 
   const inventory = Effect.sync(() => pets.inventory()).pipe(Effect.withSpan("PetRepository.inventory"))
 
-  return PetRepository.of({ create, get, list, inventory, ready: Effect.void })
+  return PetRepository.of({ create, get, update, delete: remove, list, inventory, ready: Effect.void })
 }
 
 /** Builds an in-memory PetRepository with a store of its own. */

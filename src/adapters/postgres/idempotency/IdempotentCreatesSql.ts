@@ -21,7 +21,8 @@ const KeptRow = Schema.Struct({
   fingerprint: Schema.String,
   status: Schema.Int,
   body: Schema.String,
-  location: Schema.NullOr(Schema.String)
+  location: Schema.NullOr(Schema.String),
+  etag: Schema.NullOr(Schema.String)
 })
 
 const isLockTimeout = (error: unknown) => SqlError.isSqlError(error) && error.reason._tag === "LockTimeoutError"
@@ -71,19 +72,19 @@ export const make = (options: Options): Effect.Effect<
       Request: Schema.Struct({ keyId: Schema.String, key: Schema.String }),
       Result: KeptRow,
       execute: ({ key, keyId }) =>
-        sql`SELECT fingerprint, status, body, location FROM idempotency_keys
+        sql`SELECT fingerprint, status, body, location, etag FROM idempotency_keys
             WHERE key_id = ${keyId} AND idempotency_key = ${key}
               AND created_at > now() - make_interval(secs => ${retentionSeconds})`
     })
 
     // A row still here for the key has expired (find saw none): it is replaced.
     const keep = (request: IdempotentRequest, response: StoredResponse) =>
-      sql`INSERT INTO idempotency_keys (key_id, idempotency_key, fingerprint, status, body, location)
+      sql`INSERT INTO idempotency_keys (key_id, idempotency_key, fingerprint, status, body, location, etag)
           VALUES (${request.keyId}, ${request.key}, ${request.fingerprint}, ${response.status}, ${response.body},
-                  ${response.location ?? null})
+                  ${response.location ?? null}, ${response.etag ?? null})
           ON CONFLICT (key_id, idempotency_key) DO UPDATE SET
             fingerprint = EXCLUDED.fingerprint, status = EXCLUDED.status, body = EXCLUDED.body,
-            location = EXCLUDED.location, created_at = now()`
+            location = EXCLUDED.location, etag = EXCLUDED.etag, created_at = now()`
 
     // A plain span rather than Effect.fn, which would erase the type parameter R.
     const run = <R>(request: IdempotentRequest, create: Effect.Effect<StoredResponse, StoreUnavailable, R>) => {
@@ -91,12 +92,12 @@ export const make = (options: Options): Effect.Effect<
         yield* lockKey(request)
         const row = (yield* find({ keyId: request.keyId, key: request.key }))[0]
         if (row !== undefined) {
-          const response = new StoredResponse(
-            row.location === null
-              ? { status: row.status, body: row.body }
-              : { status: row.status, body: row.body, location: row.location },
-            { disableChecks: true }
-          )
+          const response = new StoredResponse({
+            status: row.status,
+            body: row.body,
+            ...(row.location === null ? {} : { location: row.location }),
+            ...(row.etag === null ? {} : { etag: row.etag })
+          }, { disableChecks: true })
           const decision = replay({ fingerprint: row.fingerprint, response }, request)
           if (Result.isFailure(decision)) return yield* decision.failure
           return decision.success

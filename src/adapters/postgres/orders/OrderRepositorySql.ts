@@ -91,18 +91,18 @@ export const make = (options: Options) =>
       Request: PetId,
       Result: Schema.Struct({ id: PetId }),
       execute: (petId) =>
-        sql`UPDATE pets SET status = ${PLACE.pet}
-            WHERE id = ${petId} AND status = ${ORDERABLE_PET_STATUS} RETURNING id`
+        sql`UPDATE pets SET status = ${PLACE.pet}, version = version + 1
+            WHERE id = ${petId} AND status = ${ORDERABLE_PET_STATUS} AND deleted_at IS NULL RETURNING id`
     })
 
     const lockPet = SqlSchema.findAll({
       Request: PetId,
       Result: LockedPet,
-      execute: (petId) => sql`SELECT status FROM pets WHERE id = ${petId} FOR UPDATE`
+      execute: (petId) => sql`SELECT status FROM pets WHERE id = ${petId} AND deleted_at IS NULL FOR UPDATE`
     })
 
     const setPetStatus = (petId: PetId, status: PetStatus) =>
-      Effect.asVoid(sql`UPDATE pets SET status = ${status} WHERE id = ${petId}`)
+      Effect.asVoid(sql`UPDATE pets SET status = ${status}, version = version + 1 WHERE id = ${petId}`)
 
     const insertOrder = SqlSchema.findOne({
       Request: Schema.Struct({ petId: PetId, status: OrderStatus }),

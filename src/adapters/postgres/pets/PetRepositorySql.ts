@@ -1,15 +1,19 @@
-import { Duration, Effect, Layer, Schema } from "effect"
+import { Duration, Effect, Layer, Result, Schema } from "effect"
 import { type Migrator, SqlClient, type SqlError, SqlSchema } from "effect/sql"
 import { CategoryId } from "../../../domain/pets/CategoryId.ts"
 import { PetNotFound, StoreUnavailable } from "../../../domain/Errors.ts"
-import { petData } from "../../../domain/events/EventData.ts"
+import { petData, petUpdatedData } from "../../../domain/events/EventData.ts"
+import { isOpen, OrderStatus } from "../../../domain/orders/OrderStatus.ts"
 import type { NewPet } from "../../../domain/pets/NewPet.ts"
 import { Pet } from "../../../domain/pets/Pet.ts"
+import { decideDelete, decideUpdate, type PetPrecondition } from "../../../domain/pets/PetChanges.ts"
 import { PetId } from "../../../domain/pets/PetId.ts"
 import type { PetInventory } from "../../../domain/pets/PetInventory.ts"
 import { PetName } from "../../../domain/pets/PetName.ts"
+import type { PetPatch } from "../../../domain/pets/PetPatch.ts"
 import type { PetQuery } from "../../../domain/pets/PetQuery.ts"
 import { PetStatus } from "../../../domain/pets/PetStatus.ts"
+import { PetVersion } from "../../../domain/pets/PetVersion.ts"
 import { PetRepository } from "../../../ports/pets/PetRepository.ts"
 import { appendEvent } from "../events/EventAppend.ts"
 import * as Migrations from "../Migrations.ts"
@@ -36,8 +40,15 @@ const PetRow = Schema.Struct({
   id: PetId,
   name: PetName,
   category_id: CategoryId,
-  status: Schema.NullOr(PetStatus)
+  status: Schema.NullOr(PetStatus),
+  version: PetVersion
 })
+
+// The columns of a PetRow, in every statement that reads or returns pets.
+const PET_COLUMNS = "id, name, category_id, status, version"
+
+// The order statuses in which an order owns its pet's status.
+const OPEN_ORDER_STATUSES = OrderStatus.literals.filter(isOpen)
 
 const InventoryRow = Schema.Struct({
   available: Schema.BigInt,
@@ -56,25 +67,26 @@ const toInventory = (row: typeof InventoryRow.Type): PetInventory => ({
 const toPet = (row: typeof PetRow.Type): Pet =>
   new Pet(
     row.status === null
-      ? { id: row.id, name: row.name, categoryId: row.category_id }
-      : { id: row.id, name: row.name, categoryId: row.category_id, status: row.status },
+      ? { id: row.id, name: row.name, categoryId: row.category_id, version: row.version }
+      : { id: row.id, name: row.name, categoryId: row.category_id, status: row.status, version: row.version },
     { disableChecks: true }
   )
 
 /**
  * The keyset page query. Exported so a test can EXPLAIN exactly what the adapter runs:
  * `id > after ORDER BY id LIMIT n` walks the primary key, and with a status filter the
- * `(status, id)` index, so a deep page never reads the rows before it.
+ * `(status, id)` index, so a deep page never reads the rows before it. Retired pets are
+ * skipped as they come (they are few).
  */
 export const pageStatement = (
   sql: SqlClient.SqlClient,
   page: { readonly after: bigint; readonly limit: number; readonly status: string | null }
 ) =>
   page.status === null
-    ? sql`SELECT id, name, category_id, status FROM pets
-          WHERE id > ${page.after} ORDER BY id LIMIT ${page.limit}`
-    : sql`SELECT id, name, category_id, status FROM pets
-          WHERE status = ${page.status} AND id > ${page.after} ORDER BY id LIMIT ${page.limit}`
+    ? sql`SELECT ${sql.literal(PET_COLUMNS)} FROM pets
+          WHERE id > ${page.after} AND deleted_at IS NULL ORDER BY id LIMIT ${page.limit}`
+    : sql`SELECT ${sql.literal(PET_COLUMNS)} FROM pets
+          WHERE status = ${page.status} AND id > ${page.after} AND deleted_at IS NULL ORDER BY id LIMIT ${page.limit}`
 
 /**
  * The inventory query. Exported so a test can EXPLAIN it: it sums the 16 rows of
@@ -100,7 +112,7 @@ export const make = (options: Options) =>
       execute: (pet) =>
         sql`INSERT INTO pets (name, category_id, status)
             VALUES (${pet.name}, ${pet.categoryId}, ${pet.status})
-            RETURNING id, name, category_id, status`
+            RETURNING ${sql.literal(PET_COLUMNS)}`
     })
 
     // The insert of a shared connection: no row when the database reaches it after `deadline` (epoch ms).
@@ -116,7 +128,7 @@ export const make = (options: Options) =>
         sql`INSERT INTO pets (name, category_id, status)
             SELECT ${pet.name}::text, ${pet.categoryId}::bigint, ${pet.status}::text
             WHERE clock_timestamp() < to_timestamp(${pet.deadline}::float8 / 1000)
-            RETURNING id, name, category_id, status`
+            RETURNING ${sql.literal(PET_COLUMNS)}`
     })
     // Three quarters of the timeout to start the insert, the last quarter for its answer to arrive.
     const startWithinMillis = Duration.toMillis(timeout) * 0.75
@@ -127,8 +139,51 @@ export const make = (options: Options) =>
     const byId = SqlSchema.findAll({
       Request: Schema.BigInt,
       Result: PetRow,
-      execute: (id) => sql`SELECT id, name, category_id, status FROM pets WHERE id = ${id}`
+      execute: (id) => sql`SELECT ${sql.literal(PET_COLUMNS)} FROM pets WHERE id = ${id} AND deleted_at IS NULL`
     })
+
+    // update and delete lock the pet first: an order's place and transitions write the pet
+    // row too, so while it is held no order for it opens or closes.
+    const lockPet = SqlSchema.findAll({
+      Request: PetId,
+      Result: PetRow,
+      execute: (id) =>
+        sql`SELECT ${sql.literal(PET_COLUMNS)} FROM pets WHERE id = ${id} AND deleted_at IS NULL FOR UPDATE`
+    })
+
+    // A statement of its own, after the lock: in READ COMMITTED it sees the orders committed
+    // up to the lock (one statement with the lock would see its own older snapshot).
+    const openOrder = SqlSchema.findOne({
+      Request: PetId,
+      Result: Schema.Struct({ open: Schema.Boolean }),
+      execute: (id) =>
+        sql`SELECT EXISTS (SELECT 1 FROM orders WHERE pet_id = ${id} AND status IN ${sql.in(OPEN_ORDER_STATUSES)}) AS open`
+    })
+
+    const write = SqlSchema.findOne({
+      Request: Schema.Struct({
+        id: PetId,
+        name: Schema.String,
+        categoryId: Schema.BigInt,
+        status: Schema.NullOr(Schema.String),
+        version: Schema.Number
+      }),
+      Result: PetRow,
+      execute: (pet) =>
+        sql`UPDATE pets SET name = ${pet.name}, category_id = ${pet.categoryId}, status = ${pet.status},
+                            version = ${pet.version}
+            WHERE id = ${pet.id} RETURNING ${sql.literal(PET_COLUMNS)}`
+    })
+
+    const retire = (id: PetId) => sql`UPDATE pets SET deleted_at = now(), version = version + 1 WHERE id = ${id}`
+
+    // The pet, locked, and whether an order owns its status; inside the caller's transaction.
+    const lockedState = (id: PetId) =>
+      Effect.gen(function*() {
+        const row = (yield* lockPet(id))[0]
+        if (row === undefined) return yield* new PetNotFound({ id })
+        return { pet: toPet(row), hasOpenOrder: (yield* openOrder(id)).open }
+      })
 
     const page = SqlSchema.findAll({
       Request: Schema.Struct({
@@ -171,6 +226,37 @@ export const make = (options: Options) =>
       return toPet(row)
     })
 
+    // One transaction each: lock, decide, write, and record the change's event.
+    const update = Effect.fn("PetRepository.update")((id: PetId, patch: PetPatch, precondition: PetPrecondition) =>
+      sql.withTransaction(Effect.gen(function*() {
+        const state = yield* lockedState(id)
+        const decision = decideUpdate(state, patch, precondition)
+        if (Result.isFailure(decision)) return yield* decision.failure
+        const after = decision.success
+        const pet = toPet(
+          yield* write({
+            id,
+            name: after.name,
+            categoryId: after.categoryId,
+            status: after.status ?? null,
+            version: after.version
+          })
+        )
+        yield* appendEvent(sql, "pet.updated", petUpdatedData(state.pet, pet))
+        return pet
+      })).pipe(Effect.catchTag("NoSuchElementError", Effect.die), guard)
+    )
+
+    const remove = Effect.fn("PetRepository.delete")((id: PetId, precondition: PetPrecondition) =>
+      sql.withTransaction(Effect.gen(function*() {
+        const state = yield* lockedState(id)
+        const decision = decideDelete(state, precondition)
+        if (Result.isFailure(decision)) return yield* decision.failure
+        yield* retire(id)
+        yield* appendEvent(sql, "pet.deleted", petData(state.pet))
+      })).pipe(Effect.catchTag("NoSuchElementError", Effect.die), guard)
+    )
+
     const list = Effect.fn("PetRepository.list")((query: PetQuery) =>
       page({ limit: query.limit, status: query.status ?? null, after: query.after ?? 0n }).pipe(
         Effect.map((rows) => rows.map(toPet)),
@@ -191,7 +277,7 @@ export const make = (options: Options) =>
       Effect.withSpan("PetRepository.ready")
     )
 
-    return PetRepository.of({ create, get, list, inventory, ready })
+    return PetRepository.of({ create, get, update, delete: remove, list, inventory, ready })
   })
 
 /** A PetRepository on the SqlClient in context (PostgreSQL server or embedded PGlite). */

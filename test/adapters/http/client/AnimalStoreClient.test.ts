@@ -57,7 +57,7 @@ layer(Server)("AnimalStoreClient against the real server", (it) => {
     Effect.gen(function*() {
       const client = yield* clientWith(KEY)
       const created = yield* client.createPet(available("Rex", 9007199254740993n))
-      assertPlain(created, ["pet", "location"])
+      assertPlain(created, ["pet", "location", "etag"])
       assert.strictEqual(created.pet.categoryId, 9007199254740993n)
       assert.strictEqual(created.location, `/v1/pets/${created.pet.id}`)
       assert.deepStrictEqual(yield* client.getPet(created.pet.id), created.pet)
@@ -195,6 +195,27 @@ layer(Server)("AnimalStoreClient against the real server", (it) => {
       const after = yield* client.getInventory()
       assertPlain(after, ["available", "pending", "sold", "none"])
       assert.strictEqual(after.available, before.available + 1)
+    }))
+
+  it.effect("updatePet patches with an optional ifMatch; deletePet retires; stale tags and open orders are typed errors", () =>
+    Effect.gen(function*() {
+      const client = yield* clientWith(KEY)
+      const created = yield* client.createPet(available("Patchy", 9007199254740993n))
+      const updated = yield* client.updatePet(created.pet.id, { name: PetName.make("Patched"), status: null }, {
+        ifMatch: created.etag
+      })
+      assertPlain(updated, ["pet", "etag"])
+      assert.deepStrictEqual(updated.pet, { id: created.pet.id, name: PetName.make("Patched"), categoryId: CategoryId.make(9007199254740993n) })
+      assert.notStrictEqual(updated.etag, created.etag)
+      const stale = yield* Effect.flip(client.updatePet(created.pet.id, { name: PetName.make("Late") }, { ifMatch: created.etag }))
+      assert.strictEqual(stale._tag, "PreconditionFailed")
+      assert.strictEqual((yield* Effect.flip(client.deletePet(created.pet.id, { ifMatch: created.etag })))._tag, "PreconditionFailed")
+      const ordered = yield* client.createPet(available("Ordered"))
+      yield* client.placeOrder({ petId: ordered.pet.id })
+      const owned = yield* Effect.flip(client.deletePet(ordered.pet.id))
+      assert.strictEqual(owned._tag, "PetHasOpenOrderConflict")
+      yield* client.deletePet(created.pet.id, { ifMatch: updated.etag })
+      assert.strictEqual((yield* Effect.flip(client.getPet(created.pet.id)))._tag, "NotFound")
     }))
 
   it.effect("a wrong key fails with the typed Unauthorized error", () =>

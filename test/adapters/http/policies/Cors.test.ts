@@ -37,7 +37,7 @@ describe("CORS", () => {
     expect(result.status).toBe(204)
     expect(result.headers.get("access-control-allow-origin")).toBe(APP)
     expect(splitList(result.headers.get("vary"))).toContain("origin")
-    expect(splitList(result.headers.get("access-control-allow-methods"))).toEqual(expect.arrayContaining(["get", "post"]))
+    expect(splitList(result.headers.get("access-control-allow-methods"))).toEqual(expect.arrayContaining(["get", "post", "patch", "delete"]))
     expect(splitList(result.headers.get("access-control-allow-headers"))).toEqual(
       expect.arrayContaining(["authorization", "content-type", "idempotency-key", "x-request-id"])
     )

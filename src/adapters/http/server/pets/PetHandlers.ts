@@ -1,11 +1,14 @@
-/** The `animals` operations: listPets, createPet and the deprecated getPet. */
+/** The `animals` operations: listPets, createPet, updatePet, deletePet and the deprecated getPet. */
 import { Effect, Schema } from "effect"
 import { createPetIdentity } from "../../../../domain/idempotency/IdempotentRequest.ts"
 import { NewPet } from "../../../../domain/pets/NewPet.ts"
+import type { Pet } from "../../../../domain/pets/Pet.ts"
+import { PetPatch } from "../../../../domain/pets/PetPatch.ts"
 import { PAGE_LIMIT_DEFAULT } from "../../../../domain/paging/PageLimit.ts"
 import { PetRepository } from "../../../../ports/pets/PetRepository.ts"
 import { Api } from "../../api/Api.ts"
 import { CursorParam } from "../../api/PathAndQuery.ts"
+import { etagOf, preconditionOf } from "../../api/PetEntityTag.ts"
 import { petJson, petsJson } from "../../api/PetJsonText.ts"
 import type { Handlers, Input } from "../routing/ApiRouter.ts"
 import { pathOf } from "../routing/EndpointPath.ts"
@@ -18,6 +21,11 @@ const encodeCursor = Schema.encodeSync(CursorParam)
 
 // The payload is decoded by NewPet's own fields, so its checks need not run again.
 const newPet = ({ payload }: Input<"createPet">) => new NewPet(payload, { disableChecks: true })
+// Likewise the patch, by PetPatch's.
+const petPatch = ({ payload }: Input<"updatePet">) => new PetPatch(payload, { disableChecks: true })
+
+// Every answer with a pet carries its ETag.
+const etag = (pet: Pet) => ({ etag: etagOf(pet.version) })
 
 /** The handlers over the PetRepository in context. */
 export const make = Effect.gen(function*() {
@@ -37,8 +45,16 @@ export const make = Effect.gen(function*() {
   },
   createPet: {
     identity: (input) => createPetIdentity(newPet(input)),
-    handle: (input) => Effect.map(pets.create(newPet(input)), (pet) => Reply.created(petJson(pet), petPath({ petId: pet.id })))
+    handle: (input) =>
+      Effect.map(pets.create(newPet(input)), (pet) => Reply.created(petJson(pet), petPath({ petId: pet.id }), etag(pet)))
   },
-  getPet: ({ params }) => Effect.map(pets.get(params.petId), (pet) => Reply.ok(petJson(pet)))
-  } satisfies Pick<Handlers<never>, "listPets" | "createPet" | "getPet">
+  getPet: ({ params }) => Effect.map(pets.get(params.petId), (pet) => Reply.ok(petJson(pet), etag(pet))),
+  updatePet: (input) =>
+    Effect.map(
+      pets.update(input.params.petId, petPatch(input), preconditionOf(input.headers["if-match"])),
+      (pet) => Reply.ok(petJson(pet), etag(pet))
+    ),
+  deletePet: ({ headers, params }) =>
+    Effect.as(pets.delete(params.petId, preconditionOf(headers["if-match"])), Reply.noContent)
+  } satisfies Pick<Handlers<never>, "listPets" | "createPet" | "getPet" | "updatePet" | "deletePet">
 })

@@ -11,10 +11,11 @@ import { HttpMiddleware } from "effect/http"
 export type CorsOrigins = "*" | ReadonlyArray<string>
 
 /** Request headers a browser client may send. */
-export const ALLOWED_HEADERS = ["Authorization", "Content-Type", "Idempotency-Key", "X-Request-Id"] as const
+export const ALLOWED_HEADERS = ["Authorization", "Content-Type", "Idempotency-Key", "If-Match", "X-Request-Id"] as const
 
 /** Response headers a browser client may read besides the CORS-safelisted ones. */
 export const EXPOSED_HEADERS = [
+  "ETag",
   "Link",
   "Location",
   "Deprecation",
@@ -33,7 +34,7 @@ export const middleware = (origins: CorsOrigins) =>
   HttpMiddleware.cors({
     // Effect's cors: an empty list means `*`.
     allowedOrigins: origins === "*" ? [] : origins,
-    allowedMethods: ["GET", "POST"],
+    allowedMethods: ["GET", "POST", "PATCH", "DELETE"],
     allowedHeaders: ALLOWED_HEADERS,
     exposedHeaders: EXPOSED_HEADERS,
     maxAge: MAX_AGE_SECONDS

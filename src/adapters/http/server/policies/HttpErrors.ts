@@ -5,6 +5,8 @@ import type {
   InvalidInput,
   OrderConflict,
   OrderNotFound,
+  PetChanged,
+  PetHasOpenOrder,
   PetNotAvailable,
   PetNotFound,
   StoreUnavailable,
@@ -24,7 +26,9 @@ import {
   InvalidRequest,
   InvalidTransition,
   NotFound,
+  PetHasOpenOrderConflict,
   PetNotAvailableConflict,
+  PreconditionFailed,
   ServiceUnavailable,
   Unauthorized
 } from "../../api/ApiErrors.ts"
@@ -35,6 +39,8 @@ export type DomainError =
   | OrderNotFound
   | WebhookNotFound
   | PetNotAvailable
+  | PetChanged
+  | PetHasOpenOrder
   | OrderConflict
   | InvalidInput
   | DomainUnauthorized
@@ -50,6 +56,8 @@ interface HttpErrorFor {
   readonly OrderNotFound: NotFound
   readonly WebhookNotFound: NotFound
   readonly PetNotAvailable: PetNotAvailableConflict
+  readonly PetChanged: PreconditionFailed
+  readonly PetHasOpenOrder: PetHasOpenOrderConflict
   readonly OrderConflict: InvalidTransition
   readonly InvalidInput: InvalidRequest
   readonly Unauthorized: Unauthorized
@@ -66,6 +74,8 @@ const mappings: { readonly [K in DomainError["_tag"]]: (error: Extract<DomainErr
   OrderNotFound: (error) => new NotFound({ message: error.message }),
   WebhookNotFound: (error) => new NotFound({ message: error.message }),
   PetNotAvailable: (error) => new PetNotAvailableConflict({ message: error.message }),
+  PetChanged: (error) => new PreconditionFailed({ message: error.message }),
+  PetHasOpenOrder: (error) => new PetHasOpenOrderConflict({ message: error.message }),
   OrderConflict: (error) => new InvalidTransition({ message: error.message }),
   InvalidInput: (error) => new InvalidRequest({ message: error.message }),
   Unauthorized: (error) => new Unauthorized({ message: error.message, invalidToken: error.credential === "invalid" }),

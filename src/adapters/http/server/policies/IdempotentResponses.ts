@@ -14,7 +14,7 @@ import { type DomainError, toHttpError } from "./HttpErrors.ts"
 import type { Reply } from "../routing/Reply.ts"
 
 /**
- * A create's answer as it is kept: its reply (status, body, `Location`), or a refusal of
+ * A create's answer as it is kept: its reply (status, body, `Location`, `ETag`), or a refusal of
  * the store that a retry would meet again (no such pet, pet not available) with the
  * Error body `errorResponse` writes. A store that is unavailable keeps nothing.
  */
@@ -24,8 +24,14 @@ export const kept = <R>(
   Effect.matchEffect(create, {
     onSuccess: (reply) => {
       const location = reply.headers?.["location"]
+      const etag = reply.headers?.["etag"]
       return Effect.succeed(
-        new StoredResponse({ status: reply.status, body: reply.body, ...(location === undefined ? {} : { location }) })
+        new StoredResponse({
+          status: reply.status,
+          body: reply.body,
+          ...(location === undefined ? {} : { location }),
+          ...(etag === undefined ? {} : { etag })
+        })
       )
     },
     onFailure: (error) => {
@@ -42,6 +48,7 @@ const sent = ({ replayed, response }: IdempotentOutcome) =>
     contentType: "application/json",
     headers: {
       ...(response.location === undefined ? {} : { location: response.location }),
+      ...(response.etag === undefined ? {} : { etag: response.etag }),
       ...(replayed ? { [REPLAYED_HEADER]: "true" } : {})
     }
   })

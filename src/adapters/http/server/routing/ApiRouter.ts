@@ -33,7 +33,7 @@ import { fingerprintOf } from "../../../idempotency/RequestFingerprint.ts"
 import { Api } from "../../api/Api.ts"
 import { challengeOf } from "../../api/ApiErrors.ts"
 import { Authorization } from "../../api/Authorization.ts"
-import { isJsonContentType, JsonContentType, unsupportedMediaType } from "../../api/JsonContentType.ts"
+import { isJsonContentType, JSON_MEDIA_TYPE, JsonContentType, unsupportedMediaType } from "../../api/JsonContentType.ts"
 import { RequestValidation } from "../../api/RequestValidation.ts"
 import { SUNSET } from "../../api/Sunset.ts"
 import { WriteScope } from "../../api/WriteScope.ts"
@@ -120,7 +120,7 @@ const replied = (reply: Reply): Response =>
     ? HttpServerResponse.empty({ status: 204, ...(reply.headers === undefined ? {} : { headers: reply.headers }) })
     : HttpServerResponse.text(reply.body, {
     status: reply.status,
-    contentType: "application/json",
+    contentType: JSON_MEDIA_TYPE,
     ...(reply.headers === undefined ? {} : { headers: reply.headers })
   })
 
@@ -162,10 +162,12 @@ const compile = <R>(
   const headerNames = endpoint.headers === undefined ? [] : declaredNames(endpoint.headers)
   // A request sending none of the declared headers decodes as `{}` does: looked up once, here.
   const noHeaders = decodeHeaders === undefined ? undefined : decodeHeaders({})
-  const payload = endpoint.payload.get("application/json")
-  if (endpoint.payload.size > (payload === undefined ? 0 : 1)) {
-    throw new Error(`${endpoint.identifier}: only application/json payloads are served`)
-  }
+  if (endpoint.payload.size > 1) throw new Error(`${endpoint.identifier}: only one payload media type is served`)
+  const [payloadType, payload] = [...endpoint.payload][0] ?? []
+  // A JSON body of another media type (a merge patch) is accepted as application/json too.
+  const mediaTypes = payloadType === undefined || payloadType === JSON_MEDIA_TYPE
+    ? [JSON_MEDIA_TYPE]
+    : [payloadType, JSON_MEDIA_TYPE]
   const decodePayload = payload === undefined ? undefined : decoder(Schema.Union(payload.schemas))
   const idempotent = headerNames.includes(IDEMPOTENCY_KEY)
   const operation: Operation<OperationId, R> = typeof handler === "function" ? handler : handler.handle
@@ -186,7 +188,7 @@ const compile = <R>(
       const request = yield* HttpServerRequest.HttpServerRequest
       if (jsonContentType) {
         const contentType = request.headers["content-type"]
-        if (!isJsonContentType(contentType)) return errorResponse(unsupportedMediaType(contentType))
+        if (!isJsonContentType(contentType, mediaTypes)) return errorResponse(unsupportedMediaType(contentType, mediaTypes))
       }
       const input: {
         params?: unknown

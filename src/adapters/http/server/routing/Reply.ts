@@ -16,10 +16,14 @@ export interface Reply {
 /** A 200 with `body`, and `headers` when given. */
 export const ok = (body: string, headers?: Readonly<Record<string, string>>): Reply => ({ status: 200, body, headers })
 
-/** A 201 with `body` and the created resource's `Location`. */
-export const created = (body: string, location: string): Reply => ({ status: 201, body, headers: { location } })
+/** A 201 with `body`, the created resource's `Location`, and `headers` when given. */
+export const created = (body: string, location: string, headers?: Readonly<Record<string, string>>): Reply => ({
+  status: 201,
+  body,
+  headers: { location, ...headers }
+})
 
-/** A 204: done, nothing to say. */
+/** A 204: no body. */
 export const noContent: Reply = { status: 204, body: "" }
 /** A 200 that streams Server-Sent Events until the client leaves (never kept for replay). */
 export const eventStream = (events: Stream.Stream<Uint8Array>): Reply => ({ status: 200, body: "", eventStream: events })

@@ -1,0 +1,32 @@
+import { Schema } from "effect"
+import type { PetPrecondition } from "../../../domain/pets/PetChanges.ts"
+import { type PetVersion, PetVersion as PetVersionSchema } from "../../../domain/pets/PetVersion.ts"
+
+/** A pet's `ETag` (RFC 9110 section 8.8.3): its version, as a strong entity tag. */
+export const etagOf = (version: PetVersion): string => `"${version}"`
+
+/** The request headers of a change to a pet: an optional `If-Match`. */
+export const IfMatchHeaders = {
+  "if-match": Schema.optionalKey(Schema.String.annotate({
+    description: "The pet's `ETag` as last read: the change applies only if the pet is still at that version " +
+      "(otherwise 412 `precondition_failed`). Without it the change applies whatever the version."
+  }))
+}
+
+const isVersion = Schema.is(PetVersionSchema)
+const STRONG_TAG = /^"(\d{1,15})"$/
+
+/**
+ * The precondition of an `If-Match` value: `*` (any current pet) or a list of entity tags,
+ * compared strongly, so weak (`W/`) and foreign tags never match. A header that names no
+ * version of ours is a condition no pet meets.
+ */
+export const preconditionOf = (ifMatch: string | undefined): PetPrecondition => {
+  if (ifMatch === undefined || ifMatch.trim() === "*") return {}
+  const versions = ifMatch.split(",").flatMap((tag) => {
+    const digits = STRONG_TAG.exec(tag.trim())?.[1]
+    const version = digits === undefined ? Number.NaN : Number(digits)
+    return isVersion(version) ? [version] : []
+  })
+  return { ifMatch: versions }
+}
