@@ -8,6 +8,7 @@ import { CategoryId } from "../../../src/domain/pets/CategoryId.ts"
 import { NewPet } from "../../../src/domain/pets/NewPet.ts"
 import type { OrderTransitionEvent } from "../../../src/domain/orders/OrderEvent.ts"
 import { PetName } from "../../../src/domain/pets/PetName.ts"
+import { PetPatch } from "../../../src/domain/pets/PetPatch.ts"
 import { EventLog } from "../../../src/ports/events/EventLog.ts"
 import { OrderRepository } from "../../../src/ports/orders/OrderRepository.ts"
 import { PetRepository } from "../../../src/ports/pets/PetRepository.ts"
@@ -102,6 +103,30 @@ export const eventLogContract = (
           yield* readAll(after, 1, ["order.approved", "pet.created"]),
           [events[0]!, events[2]!]
         )
+      }))
+
+    it.effect("an edit appends pet.updated with the changed fields, a retirement pet.deleted; a refused one nothing", () =>
+      Effect.gen(function*() {
+        const pets = yield* PetRepository
+        const orders = yield* OrderRepository
+        const created = yield* pets.create(pet("available"))
+        const after = yield* highWater
+        const renamed = yield* pets.update(created.id, new PetPatch({ name: PetName.make("renamed"), status: null }), {})
+        // A stale If-Match and a status change under an open order are refused, with no event.
+        assert.isTrue(Result.isFailure(yield* Effect.result(pets.delete(created.id, { ifMatch: [created.version] }))))
+        const unchanged = yield* pets.update(created.id, new PetPatch({ status: "available" }), {})
+        const placed = yield* orders.place(created.id)
+        assert.isTrue(Result.isFailure(yield* Effect.result(pets.update(created.id, new PetPatch({ status: "sold" }), {}))))
+        const cancelled = yield* orders.transition(placed.id, "cancel")
+        const current = yield* pets.get(created.id)
+        yield* pets.delete(created.id, { ifMatch: [current.version] })
+        assert.deepStrictEqual((yield* readAll(after)).map((event) => [event.type, event.data]), [
+          ["pet.updated", { ...(petData(renamed) as object), changed: ["name", "status"] }],
+          ["pet.updated", { ...(petData(unchanged) as object), changed: ["status"] }],
+          ["order.placed", orderData(placed)],
+          ["order.cancelled", orderData(cancelled)],
+          ["pet.deleted", petData(current)]
+        ])
       }))
 
     it.effect("a refused change appends nothing", () =>
