@@ -14,7 +14,7 @@ import { killAll, type ServiceProcess, startService } from "./ServiceProcess.ts"
 type Json = Record<string, any>
 
 const API_KEY = "conformance-key"
-const CASES = 400
+const CASES = 700
 const SEED = Number(process.env["CONFORMANCE_SEED"] ?? Math.floor(Math.random() * 2 ** 31))
 
 let service: ServiceProcess
@@ -173,7 +173,11 @@ describe("the OpenAPI document and the service agree", () => {
       expect(verdict.operationId, where).toBe(op["operationId"])
       if (verdict.valid) {
         tally.allowed++
-        expect(response.status, `allowed by the document, refused by the service: ${where}`).not.toBe(400)
+        // The one refusal the document cannot foresee: a webhook URL whose host does not
+        // resolve to public addresses (the document says so in words).
+        const hostRefused = op["operationId"] === "createWebhook" &&
+          /^url: .*(resolve|address)/.test((response.json as { message?: string } | undefined)?.message ?? "")
+        if (!hostRefused) expect(response.status, `allowed by the document, refused by the service: ${where}`).not.toBe(400)
         expect(response.status, where).toBeLessThan(500)
       } else {
         tally.refused++

@@ -120,7 +120,7 @@ const describeParameter = (operationId: string, parameter: Json): void => {
       break
     case "webhookId":
       parameter.description = "Identifier of the webhook subscription."
-      parameter.schema = INT64
+      parameter.schema = { ...INT64, minimum: 1 }
       break
     case "status":
       parameter.description = `Only ${orders ? "orders" : "animals"} with this status are returned.`
@@ -128,7 +128,7 @@ const describeParameter = (operationId: string, parameter: Json): void => {
       break
     case "after":
       parameter.description = "Only events after this event id (the `id` of the last event read); without it, from the oldest kept."
-      parameter.schema = INT64
+      parameter.schema = { ...INT64, minimum: 0 }
       break
     case "type":
       parameter.description = "Only events of these types; repeat the parameter for several."
@@ -314,6 +314,11 @@ export const transformOpenApi = (spec: Json): Json => {
     const property = schemas["Order"]?.properties?.[time]
     if (property !== undefined) property.format = "date-time"
   }
+  // A webhook URL is an absolute https URL (http too where WEBHOOK_ALLOW_PRIVATE allows it);
+  // which hosts are allowed (public addresses only) depends on DNS at the time, which no
+  // schema can say: the description does.
+  const webhookUrl = schemas["NewWebhook"]?.properties?.url
+  if (webhookUrl !== undefined) Object.assign(webhookUrl, { format: "uri", pattern: "^[Hh][Tt][Tt][Pp][Ss]://" })
   // The service ignores unknown request body fields (a client-supplied `id` included), so the document allows them.
   for (const name of OPEN_REQUEST_SCHEMAS) delete schemas[name]?.additionalProperties
   schemas["Error"] = ErrorSchema
