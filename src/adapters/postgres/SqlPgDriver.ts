@@ -11,7 +11,7 @@ import type * as SqlPgModule from "@effect/sql-pg"
 /** The error of an entry point whose optional peer dependency is not installed. */
 export const missingPeer = (entry: string, name: string, cause?: unknown): Error =>
   new Error(
-    `${entry} needs the package ${name}, an optional peer dependency of animal-store that is not installed: npm install ${name}`,
+    `${entry}: the package ${name} is not installed (an optional peer dependency of animal-store); install it: npm install ${name}`,
     { cause }
   )
 
@@ -19,5 +19,5 @@ const isNotFound = (error: unknown): boolean =>
   typeof error === "object" && error !== null && "code" in error && error.code === "ERR_MODULE_NOT_FOUND"
 
 export const SqlPg: typeof SqlPgModule = await import("@effect/sql-pg").catch((error: unknown) => {
-  throw isNotFound(error) ? missingPeer("animal-store/postgres and animal-store/embedded", "@effect/sql-pg", error) : error
+  throw isNotFound(error) ? missingPeer("animal-store/postgres, animal-store/embedded", "@effect/sql-pg", error) : error
 })
