@@ -22,12 +22,14 @@ RUN apt-get update \
   && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
-# The bundle holds everything but PGlite (its WebAssembly and data files sit next to its
-# modules), which comes from the production dependencies.
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
   && npm cache clean --force \
   && mkdir -p node_modules/.cache /data \
   && chown node:node node_modules/.cache /data
+# The bundle holds everything but PGlite (its WebAssembly and data files sit next to its
+# modules). PGlite is an optional peer of the library, so that an embedder who uses only
+# the memory store does not install it; the service needs it, from the full install.
+COPY --from=build /app/node_modules/@electric-sql/pglite node_modules/@electric-sql/pglite
 COPY --from=build /app/build build
 USER node
 ENV HOST=0.0.0.0 \

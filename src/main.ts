@@ -72,15 +72,13 @@ const DRAIN_TIMEOUT = Duration.seconds(10)
 const SHUTDOWN_TIMEOUT = Duration.sum(DRAIN_TIMEOUT, Duration.seconds(5))
 const exitAtShutdownTimeout = () =>
   setTimeout(() => {
-    // Written at once, not through the batched logger: the next statement ends the process.
-    process.stdout.write(`${
-      JSON.stringify({
-        message: `shutdown did not finish within ${Duration.format(SHUTDOWN_TIMEOUT)}; exiting`,
-        level: "ERROR",
-        timestamp: new Date().toISOString(),
-        annotations: { "not.closed": ReleaseDeadline.unfinished().join("; ") }
-      })
-    }\n`)
+    // Through the service's logger; process.exit writes it, and every line still pending.
+    Effect.runSync(
+      Effect.logError(`shutdown did not finish within ${Duration.format(SHUTDOWN_TIMEOUT)}; exiting`).pipe(
+        Effect.annotateLogs({ "not.closed": ReleaseDeadline.unfinished().join("; ") }),
+        Effect.provide(JsonLogLines.layer)
+      )
+    )
     process.exit(1)
   }, Duration.toMillis(SHUTDOWN_TIMEOUT)).unref()
 

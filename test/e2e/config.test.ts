@@ -138,7 +138,7 @@ describe(".env in the working directory", () => {
     expect((await service.request("POST", "/v1/pets", { apiKey: "another", body: pet })).status).toBe(401)
     // LOG_LEVEL=info from the environment, not .env's warn: the per-request line is there
     // (written as the response goes, so it may reach the pipe just after it).
-    await eventually(() => Promise.resolve(service.stdout.includes("Sent HTTP response")), 10_000, "the request's log line")
+    await eventually(() => Promise.resolve(service.stdout.includes("\"msg\":\"request completed\"")), 10_000, "the request's log line")
 
     // Without a .env, the same command starts as before.
     const plain = await startService({ cwd: tempDir(), nodeArgs, env: { STORE: "memory" } })

@@ -41,6 +41,7 @@ describe("the Dockerfile", () => {
       expect(dockerfile(), name).toMatch(new RegExp(`^\\s*(ENV )?${name}=${value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\s`, "m"))
     }
     expect(dockerfile()).toMatch(/^RUN npm ci --omit=dev /m)
+    expect(dockerfile()).toMatch(/^COPY --from=build \/app\/node_modules\/@electric-sql\/pglite node_modules\/@electric-sql\/pglite$/m)
     expect(dockerfile()).toMatch(/^USER node$/m)
   })
 })
@@ -62,6 +63,10 @@ describe("the production tree (npm ci --omit=dev and the bundle, in a clean dire
     }).catch((error: { stderr?: string }) => {
       throw new Error(`npm ci --omit=dev failed:\n${error.stderr ?? String(error)}`)
     })
+    // PGlite, an optional peer the production install leaves out, as the image copies it from the full install.
+    Fs.cpSync(Path.join(repoRoot, "node_modules/@electric-sql/pglite"), Path.join(made, "node_modules/@electric-sql/pglite"), {
+      recursive: true
+    })
     // The bundle vitest's global setup built: build/main.js and the build it points at.
     const build = /import "\.\/([0-9a-f]{16})\/main\.js"/.exec(Fs.readFileSync(entry, "utf8"))?.[1]
     if (build === undefined) throw new Error(`${entry} points at no build`)
@@ -79,7 +84,10 @@ describe("the production tree (npm ci --omit=dev and the bundle, in a clean dire
     )
     const devOnly = Object.entries(lock.packages).filter(([path, entry]) => path !== "" && entry.dev === true)
     expect(devOnly.map(([path]) => path)).toContain("node_modules/vitest")
-    expect(devOnly.filter(([path]) => Fs.existsSync(Path.join(tree, path))).map(([path]) => path)).toEqual([])
+    expect(
+      devOnly.filter(([path]) => path !== "node_modules/@electric-sql/pglite" && Fs.existsSync(Path.join(tree, path)))
+        .map(([path]) => path)
+    ).toEqual([])
     expect(Fs.existsSync(Path.join(tree, "node_modules", "@electric-sql", "pglite"))).toBe(true)
   }, 300_000)
 

@@ -9,6 +9,7 @@
  * database and serves again.
  */
 import { afterAll, afterEach, describe, expect, it } from "vitest"
+import { ERROR, isRequestLine } from "./LogLines.ts"
 import { createDatabase, databaseUrl, dropAllDatabases, postgresAvailable, query, recreateDatabase } from "./PgAdmin.ts"
 import {
   createPet,
@@ -74,7 +75,7 @@ describe.skipIf(!postgresAvailable)("the database is replaced under a running se
     const before: Array<PetJson> = []
     for (let i = 0; i < 3; i++) before.push(await createPet(service, API_KEY, newPet(i)))
     const knownId = before[0]?.id ?? 1
-    const created = () => service.logLines().filter((line) => JSON.stringify(line).includes('"http.status":201'))
+    const created = () => service.logLines().filter((line) => isRequestLine(line) && line.res.statusCode === 201)
     await service.waitFor(() => created().length === before.length, 5_000, "the creates' log lines")
     const loggedBefore = service.logLines().length
 
@@ -93,24 +94,22 @@ describe.skipIf(!postgresAvailable)("the database is replaced under a running se
     const lines = service.stderr.split("\n").filter((line) => line.trim() !== "")
     expect(lines, service.output).toHaveLength(1)
     expect(lines[0]).toMatch(/^Animal Store stopped: the database schema is missing or out of date: .*restart/)
-    const logged = service.logLines().find((line) => line["level"] === "ERROR")
-    expect(String(logged?.["message"]), service.output).toMatch(SCHEMA_CAUSE)
+    const logged = service.logLines().find((line) => line["level"] === ERROR)
+    expect(String(logged?.["msg"]), service.output).toMatch(SCHEMA_CAUSE)
     // What the service answered meanwhile, by its request log: only 503s, readiness naming
     // the missing migrations, the other requests the schema (or the cut connections).
-    const answered = service.logLines().slice(loggedBefore)
-      .map((line) => line["annotations"] as Record<string, unknown>)
-      .filter((annotations) => annotations["http.status"] !== undefined)
+    const answered = service.logLines().slice(loggedBefore).filter(isRequestLine)
     expect(answered.length).toBeGreaterThanOrEqual(answers.length)
-    for (const annotations of answered) {
-      expect(annotations["http.status"], JSON.stringify(annotations)).toBe(503)
-      expect(String(annotations["error.message"])).toMatch(
-        annotations["http.url"] === "/readyz"
+    for (const line of answered) {
+      expect(line.res.statusCode, JSON.stringify(line)).toBe(503)
+      expect(line.err.message).toMatch(
+        line.req.url === "/readyz"
           ? /^not ready: store: (the database schema is missing or out of date: it records no migration, this release needs \d{4}$|the database is unavailable)/
           : /^(the database schema is missing or out of date \(SQLSTATE 42P01\)|the database is unavailable)/
       )
     }
-    expect(answered.some((annotations) => SCHEMA_CAUSE.test(String(annotations["error.message"])))).toBe(true)
-    expect(service.stdout + service.stderr).not.toContain('"http.status":500')
+    expect(answered.some((line) => SCHEMA_CAUSE.test(line.err.message))).toBe(true)
+    expect(service.stdout + service.stderr).not.toContain('"statusCode":500')
     expect(service.stdout + service.stderr).not.toMatch(/^\s+at /m)
 
     // The supervisor's restart: it migrates the new, empty database and serves it.

@@ -3,6 +3,7 @@
  * path, status and duration, and no credential anywhere in its output.
  */
 import { afterAll, afterEach, describe, expect, it } from "vitest"
+import { INFO, isRequestLine, type RequestLine } from "./LogLines.ts"
 import { killAll, removeTempDirs, startService } from "./ServiceProcess.ts"
 
 afterEach(killAll)
@@ -11,17 +12,6 @@ afterAll(removeTempDirs)
 // Distinctive, so a search of the output cannot match anything by accident.
 const API_KEY = `log-test-key-${Math.random().toString(36).slice(2)}-Zq9`
 const WRONG_KEY = `wrong-key-${Math.random().toString(36).slice(2)}-Xv7`
-
-interface RequestLog {
-  readonly message: "Sent HTTP response"
-  readonly level: string
-  readonly timestamp: string
-  readonly annotations: { readonly "http.method": string; readonly "http.url": string; readonly "http.status": number }
-  readonly spans: { readonly "http.span": number }
-}
-
-const isRequestLog = (line: Record<string, unknown>): line is Record<string, unknown> & RequestLog =>
-  line["message"] === "Sent HTTP response"
 
 describe("request logging", () => {
   it("writes one JSON line per request with method, path, status and duration, and never the key", async () => {
@@ -53,26 +43,33 @@ describe("request logging", () => {
 
     expect(await service.stop()).toEqual({ code: 0, signal: null })
 
-    const logs = service.logLines().slice(startupLines).filter(isRequestLog)
-    const describeLog = (log: RequestLog) =>
-      `${log.annotations["http.method"]} ${log.annotations["http.url"].split("?")[0]} ${log.annotations["http.status"]}`
+    const logs = service.logLines().slice(startupLines).filter(isRequestLine)
+    const describeLog = (log: RequestLine) =>
+      `${log.req.method} ${log.req.url.split("?")[0]} ${log.res.statusCode}`
     const describeSent = (request: (typeof sent)[number]) => `${request.method} ${request.path} ${request.status}`
     expect(logs.map(describeLog).sort()).toEqual(sent.map(describeSent).sort())
     for (const log of logs) {
-      expect(log.level).toBe("INFO")
-      expect(Number.isNaN(Date.parse(log.timestamp))).toBe(false)
-      expect(typeof log.spans["http.span"]).toBe("number")
-      expect(log.spans["http.span"]).toBeGreaterThanOrEqual(0)
-      expect(log.spans["http.span"]).toBeLessThan(10_000)
+      expect(log.level).toBe(INFO)
+      expect(Math.abs(log.time - Date.now())).toBeLessThan(60_000)
+      expect(log.pid).toBe(service.pid)
+      expect(typeof log.hostname).toBe("string")
+      expect(log.reqId).toMatch(/\S/)
+      expect(typeof log.responseTime).toBe("number")
+      expect(log.responseTime).toBeGreaterThanOrEqual(0)
+      expect(log.responseTime).toBeLessThan(10_000)
     }
     // One JSON stream: every stdout line is a JSON log line, start-up and shutdown included.
     const other = service.stdout.split("\n").filter((line) => line !== "" && !line.startsWith("{"))
     expect(other).toEqual([])
-    const lifecycle = service.logLines().filter((line) => ["starting", "ready", "stopping", "stopped"].includes(String(line["message"])))
-    expect(lifecycle.map((line) => line["message"])).toEqual(["starting", "ready", "stopping", "stopped"])
-    expect(lifecycle[0]?.["annotations"]).toMatchObject({ store: "memory", address: service.baseUrl })
-    expect(lifecycle[2]?.["annotations"]).toEqual({ signal: "SIGTERM" })
-    expect(lifecycle[3]?.["annotations"]).toEqual({ "requests.drained": 0 })
+    const lifecycle = service.logLines().filter((line) => ["starting", "ready", "stopping", "stopped"].includes(String(line["msg"])))
+    expect(lifecycle.map((line) => line["msg"])).toEqual(["starting", "ready", "stopping", "stopped"])
+    for (const line of service.logLines()) {
+      expect(Object.keys(line).slice(0, 4), JSON.stringify(line)).toEqual(["level", "time", "pid", "hostname"])
+      expect(typeof line["msg"]).toBe("string")
+    }
+    expect(lifecycle[0]).toMatchObject({ level: 30, store: "memory", address: service.baseUrl })
+    expect(lifecycle[2]).toMatchObject({ signal: "SIGTERM" })
+    expect(lifecycle[3]).toMatchObject({ "requests.drained": 0 })
 
     // No credential, presented or configured, anywhere.
     const everything = service.stdout + service.stderr
@@ -91,8 +88,8 @@ describe("request logging", () => {
     expect((await service.request("GET", "/v1/pets", { apiKey: API_KEY })).status).toBe(200)
     expect((await service.request("GET", "/v1/pets")).status).toBe(401)
     expect(await service.stop()).toEqual({ code: 0, signal: null })
-    expect(service.logLines().filter(isRequestLog)).toEqual([])
-    expect(service.logLines().filter((line) => line["level"] === "INFO")).toEqual([])
+    expect(service.logLines().filter(isRequestLine)).toEqual([])
+    expect(service.logLines().filter((line) => line["level"] === INFO)).toEqual([])
     expect(service.stdout + service.stderr).not.toContain(API_KEY)
   }, 30_000)
 })

@@ -9,6 +9,7 @@
  * on PostgreSQL when a server is reachable. Spans are judged once a later request's
  * server span has arrived too (see `drain`), so late or duplicate exports are seen.
  */
+import { isRequestLine, type RequestLine } from "./LogLines.ts"
 import { spawnSync } from "node:child_process"
 import { createServer, type Server } from "node:http"
 import { collectDefaultMetrics, Registry } from "prom-client"
@@ -255,13 +256,9 @@ const drain = async (service: ServiceProcess, otlp: OtlpReceiver): Promise<void>
   await spansArrive(otlp, (spans) => serverSpans(spans, requestId).length > 0, `the server span of ${requestId}`)
 }
 
-/** The "Sent HTTP response" log line of the request with this id, once it is written. */
-const requestLog = async (service: ServiceProcess, requestId: string): Promise<Record<string, unknown>> => {
-  const find = () =>
-    service.logLines().find((line) =>
-      line["message"] === "Sent HTTP response" &&
-      (line["annotations"] as Record<string, unknown> | undefined)?.["request.id"] === requestId
-    )
+/** The request line of the request with this id, once it is written. */
+const requestLog = async (service: ServiceProcess, requestId: string): Promise<RequestLine> => {
+  const find = () => service.logLines().filter(isRequestLine).find((line) => line.reqId === requestId)
   await service.waitFor(() => find() !== undefined, 10_000, `the log line of request ${requestId}`)
   return find()!
 }
@@ -422,12 +419,11 @@ describe("request ids", () => {
         requestId
       })
       expect(echoed).toBe(requestId)
-      expect(log["annotations"]).toEqual({
-        "http.method": "POST",
-        "http.url": "/v1/pets",
-        "http.status": 201,
-        "http.route": "/v1/pets",
-        "request.id": requestId
+      expect(log).toMatchObject({
+        reqId: requestId,
+        req: { method: "POST", url: "/v1/pets" },
+        res: { statusCode: 201 },
+        route: "/v1/pets"
       })
     }
     // Error answers carry it too: no key, an unknown route, a missing pet.
@@ -440,14 +436,14 @@ describe("request ids", () => {
       const requestId = unique(`obs-err-${status}`)
       const { requestId: echoed, log } = await send("GET", path, status, { ...(apiKey === undefined ? {} : { apiKey }), requestId })
       expect(echoed).toBe(requestId)
-      expect(log["annotations"]).toMatchObject({ "http.url": path, "http.status": status, "request.id": requestId })
+      expect(log).toMatchObject({ req: { url: path }, res: { statusCode: status }, reqId: requestId })
     }
 
     // No id: a fresh UUID each time, the same in the header and the log line.
     const fresh = [await send("GET", "/v1/pets", 200, { apiKey: API_KEY }), await send("GET", "/v1/pets", 200, { apiKey: API_KEY })]
     for (const { requestId, log } of fresh) {
       expect(requestId).toMatch(UUID)
-      expect(log["annotations"]).toMatchObject({ "http.url": "/v1/pets", "http.status": 200 })
+      expect(log).toMatchObject({ req: { url: "/v1/pets" }, res: { statusCode: 200 } })
     }
     expect(fresh[0]!.requestId).not.toBe(fresh[1]!.requestId)
 
@@ -465,7 +461,7 @@ describe("request ids", () => {
     for (const requestId of insane) {
       const { requestId: replacement, log } = await send("GET", "/v1/pets", 200, { apiKey: API_KEY, requestId })
       expect(replacement, JSON.stringify(requestId)).toMatch(UUID)
-      expect(log["annotations"]).toMatchObject({ "http.url": "/v1/pets", "http.status": 200 })
+      expect(log).toMatchObject({ req: { url: "/v1/pets" }, res: { statusCode: 200 } })
       replaced.push(replacement)
     }
 
@@ -478,8 +474,8 @@ describe("request ids", () => {
     await drain(service, otlp)
     const spans = otlp.spans()
     const logged = service.logLines()
-      .filter((line) => line["message"] === "Sent HTTP response")
-      .map((line) => (line["annotations"] as Record<string, unknown>)["request.id"])
+      .filter(isRequestLine)
+      .map((line) => line.reqId)
     expect(new Set(answered).size).toBe(answered.length)
     for (const requestId of answered) {
       expect(logged.filter((id) => id === requestId).length, `log lines of ${requestId}`).toBe(1)

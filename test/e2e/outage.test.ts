@@ -7,6 +7,7 @@
  * slack) with 503 `service_unavailable` — never a hang, never a 500 — and
  * /readyz says 503; once it is back the same process recovers on its own.
  */
+import { isRequestLine, WARN } from "./LogLines.ts"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
 import { createDatabase, databaseUrl, dropAllDatabases, postgresAvailable, serverUrl } from "./PgAdmin.ts"
 import {
@@ -104,7 +105,7 @@ const expectCleanOutput = (service: ServiceProcess) => {
   expect(everything, service.output).not.toMatch(/^\s+at /m)
   expect(everything).not.toContain(DB_PASSWORD)
   expect(everything).not.toContain(API_KEY)
-  expect(everything).not.toContain('"http.status":500')
+  expect(everything).not.toContain('"statusCode":500')
 }
 
 describe.skipIf(!postgresAvailable)("the database goes away and comes back", () => {
@@ -148,13 +149,11 @@ describe.skipIf(!postgresAvailable)("the database goes away and comes back", () 
       expect(await service.stop()).toEqual({ code: 0, signal: null })
       expectCleanOutput(service)
       // Each 503 is logged at warn with its cause, not as an ordinary info line.
-      const unavailable = service.logLines().filter((line) =>
-        (line["annotations"] as Record<string, unknown> | undefined)?.["http.status"] === 503
-      )
+      const unavailable = service.logLines().filter(isRequestLine).filter((line) => line.res.statusCode === 503)
       expect(unavailable.length).toBeGreaterThan(0)
       for (const line of unavailable) {
-        expect(line["level"]).toBe("WARN")
-        expect((line["annotations"] as Record<string, unknown>)["error.message"]).toMatch(/database/)
+        expect(line.level).toBe(WARN)
+        expect(line.err.message).toMatch(/database/)
       }
       console.info(
         `[outage ${mode}] slowest 503: first round ${firstRoundMs.toFixed(0)} ms, second ${

@@ -3,6 +3,7 @@
  * valid key, per client address; the 429 and its fields; one bucket shared by two
  * instances through one Redis; and serving on, unlimited, while that Redis is away.
  */
+import { WARN } from "./LogLines.ts"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
 import { RateLimitsTokenBucket } from "../../src/adapters/ratelimits/index.ts"
 import { redisAvailable, startRedis } from "../adapters/ratelimits/RedisServer.ts"
@@ -156,10 +157,10 @@ describe.skipIf(!redisAvailable)("rate limits shared through Redis", () => {
       expect(ready.json.checks["rateLimits"]).toMatch(/^degraded: /)
       // One warning for the outage, not one per request (log lines are written every 50 ms).
       const warnings = () =>
-        service.logLines().filter((line) => String(line["message"]).startsWith("Rate limits not applied"))
+        service.logLines().filter((line) => String(line["msg"]).startsWith("Rate limits not applied"))
       await waitFor(() => warnings().length > 0)
       expect(warnings()).toHaveLength(1)
-      expect(warnings()[0]?.["level"]).toBe("WARN")
+      expect(warnings()[0]?.["level"]).toBe(WARN)
     }
 
     await redis.start()
@@ -222,7 +223,7 @@ describe.skipIf(!redisAvailable)("rate limits with Redis frozen (SIGSTOP)", () =
     }
     expect(refused?.status).toBe(429)
     expect((await readyz(service)).json.checks["rateLimits"]).toBe("ok")
-    const outageLines = service.logLines().map((line) => String(line["message"])).filter((message) =>
+    const outageLines = service.logLines().map((line) => String(line["msg"])).filter((message) =>
       message.startsWith("Rate limits")
     )
     expect(outageLines).toEqual([

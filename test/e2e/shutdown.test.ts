@@ -161,10 +161,10 @@ describe.each(["memory", "embedded"] as const)("SIGTERM under keep-alive load, %
     expect(exitMs).toBeLessThan(GRACE_MS / 2)
     const answeredAfter = after.filter((e) => e.status !== undefined)
     // The log says so: the signal, then how many accepted requests the drain answered.
-    const stopping = service.logLines().find((line) => line["message"] === "stopping")
-    const stopped = service.logLines().find((line) => line["message"] === "stopped")
-    expect(stopping?.["annotations"], service.output).toEqual({ signal: "SIGTERM" })
-    const drained = (stopped?.["annotations"] as Record<string, unknown> | undefined)?.["requests.drained"]
+    const stopping = service.logLines().find((line) => line["msg"] === "stopping")
+    const stopped = service.logLines().find((line) => line["msg"] === "stopped")
+    expect(stopping, service.output).toMatchObject({ signal: "SIGTERM" })
+    const drained = stopped?.["requests.drained"]
     expect(drained).toBeTypeOf("number")
     expect(drained).toBeLessThanOrEqual(answeredAfter.filter((e) => e.status !== 503).length)
     console.info(

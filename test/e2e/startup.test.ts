@@ -19,6 +19,7 @@ import { createDatabase, databaseUrl, postgresAvailable } from "./PgAdmin.ts"
 import { isErrorBody, RawConnection, rawRequest, type RawResponse } from "./RawHttp.ts"
 import { initializedDataDir, listAll, type ServiceProcess, startService, tempDir } from "./ServiceProcess.ts"
 import { cleanUpProcesses } from "./Cleanup.ts"
+import { isRequestLine, type RequestLine, WARN } from "./LogLines.ts"
 
 const API_KEY = "startup-test-key"
 /**
@@ -164,24 +165,23 @@ const check = async (label: string, env: Record<string, string>, startTimeoutMs:
   expect(await service.stop()).toEqual({ code: 0, signal: null })
 
   // Each answer's request line, found by the id the client got, in the one shape of request lines.
-  const requestLines = new Map(
-    service.logLines().filter((line) => line.message === "Sent HTTP response").map((line) => {
-      const annotations = line.annotations as Record<string, unknown>
-      return [annotations["request.id"], line] as const
-    })
+  const requestLines = new Map<string | undefined, RequestLine>(
+    service.logLines().filter(isRequestLine).map((line) => [line.reqId, line] as const)
   )
   const unlogged = answered.filter((a) => !requestLines.has(a.response.headers["x-request-id"]))
   expect(unlogged.map((a) => `${a.kind} at ${a.atMs} ms: ${a.response.status}`), service.stdout).toEqual([])
   for (const a of early.filter((a) => a.response.status === 503)) {
     const line = requestLines.get(a.response.headers["x-request-id"])!
-    expect(line.level).toBe("WARN")
-    expect(line.annotations).toMatchObject({
-      "http.method": a.kind === "create" ? "POST" : "GET",
-      "http.url": { readyz: "/readyz", list: "/v1/pets", create: "/v1/pets", healthz: "/healthz" }[a.kind],
-      "http.status": 503,
-      "error.message": expect.any(String)
+    expect(line).toMatchObject({
+      level: WARN,
+      req: {
+        method: a.kind === "create" ? "POST" : "GET",
+        url: { readyz: "/readyz", list: "/v1/pets", create: "/v1/pets", healthz: "/healthz" }[a.kind]
+      },
+      res: { statusCode: 503 },
+      err: { type: expect.any(String), message: expect.any(String) },
+      responseTime: expect.any(Number)
     })
-    expect(line.spans).toMatchObject({ "http.span": expect.any(Number) })
   }
   return { early, readyAtMs: readyAtMs as number }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { execFileSync } from "node:child_process"
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -10,7 +10,6 @@ const fixture = join(repo, "test", "package", "consumer")
 const node = process.execPath
 const own = JSON.parse(readFileSync(join(repo, "package.json"), "utf8")) as {
   readonly devDependencies: Record<string, string>
-  readonly dependencies: Record<string, string>
 }
 
 const run = (command: string, args: ReadonlyArray<string>, cwd: string): string => {
@@ -28,6 +27,10 @@ const run = (command: string, args: ReadonlyArray<string>, cwd: string): string 
   }
 }
 
+/** The package packed into `project` (this repository's .npmrc asks npm for JSON: not here); its file name. */
+const packInto = (project: string): string =>
+  run("npm", ["pack", "--silent", "--json=false", "--pack-destination", project], repo).trim().split("\n").pop()!
+
 const embeddingExamples = (): Array<string> => {
   const guide = readFileSync(join(repo, "docs", "embedding.md"), "utf8")
   return [...guide.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!)
@@ -37,7 +40,7 @@ describe("the packed package in a consumer project outside the repo", () => {
   it("installs from the tarball, typechecks, and runs the three embedding uses", () => {
     const project = mkdtempSync(join(tmpdir(), "animal-store-consumer-"))
     try {
-      const tarball = run("npm", ["pack", "--silent", "--pack-destination", project], repo).trim().split("\n").pop()!
+      const tarball = packInto(project)
       writeFileSync(join(project, "package.json"), JSON.stringify({
         name: "animal-store-consumer",
         private: true,
@@ -46,7 +49,8 @@ describe("the packed package in a consumer project outside the repo", () => {
           "animal-store": `file:./${tarball}`,
           "effect": own.devDependencies["effect"],
           "@effect/sql-pg": own.devDependencies["@effect/sql-pg"],
-          "@effect/platform-node": own.dependencies["@effect/platform-node"]
+          "@electric-sql/pglite": own.devDependencies["@electric-sql/pglite"],
+          "@effect/platform-node": own.devDependencies["@effect/platform-node"]
         },
         devDependencies: {
           "typescript": own.devDependencies["typescript"],
@@ -69,6 +73,44 @@ describe("the packed package in a consumer project outside the repo", () => {
       expect(output).toContain("1 domain + memory adapter: ok")
       expect(output).toContain("2 API mounted beside the host's routes: ok")
       expect(output).toContain("3 typed client, with a typed 404: ok")
+    } finally {
+      rmSync(project, { recursive: true, force: true })
+    }
+  }, 300_000)
+
+  it("installs light for the domain and the memory store: no store driver, and the embedded entry names what it needs", () => {
+    const project = mkdtempSync(join(tmpdir(), "animal-store-light-"))
+    try {
+      const tarball = packInto(project)
+      writeFileSync(join(project, "package.json"), JSON.stringify({
+        name: "animal-store-light-consumer",
+        private: true,
+        type: "module",
+        dependencies: { "animal-store": `file:./${tarball}`, "effect": own.devDependencies["effect"] }
+      }, null, 2))
+      writeFileSync(join(project, "light.js"), [
+        `import { CategoryId, NewPet, PetName } from "animal-store/domain"`,
+        `import { PetRepositoryMemory } from "animal-store/memory"`,
+        `import { PetRepository } from "animal-store/ports"`,
+        `import { Effect } from "effect"`,
+        `const pet = await Effect.runPromise(Effect.gen(function*() {`,
+        `  const pets = yield* PetRepository`,
+        `  const rex = yield* pets.create(new NewPet({ name: PetName.make("Rex"), categoryId: CategoryId.make(7n), status: "available" }))`,
+        `  return yield* pets.get(rex.id)`,
+        `}).pipe(Effect.provide(PetRepositoryMemory.layer)))`,
+        `console.log("light consumer: " + pet.name)`
+      ].join("\n"))
+      run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--ignore-scripts"], project)
+      for (const driver of ["@electric-sql/pglite", "redis", "@effect/sql-pg", "pg", "@effect/platform-node"]) {
+        expect(existsSync(join(project, "node_modules", driver)), driver).toBe(false)
+      }
+      expect(run(node, [join(project, "light.js")], project)).toContain("light consumer: Rex")
+      expect(() => run(node, ["--input-type=module", "-e", "await import('animal-store/embedded')"], project)).toThrow(
+        "animal-store/postgres, animal-store/embedded: the package @effect/sql-pg is not installed (an optional peer dependency of animal-store); install it: npm install @effect/sql-pg"
+      )
+      expect(() => run(node, ["--input-type=module", "-e", "await import('animal-store/postgres')"], project)).toThrow(
+        "npm install @effect/sql-pg"
+      )
     } finally {
       rmSync(project, { recursive: true, force: true })
     }

@@ -4,7 +4,8 @@
  * PgClient through the wire-protocol bridge, so the same SQL runs here and
  * against a PostgreSQL server. No port is opened.
  */
-import { PgClient } from "@effect/sql-pg"
+import type { PgClient } from "@effect/sql-pg"
+import { SqlPgDriver } from "../postgres/index.ts"
 import { Data, Effect, type Layer } from "effect"
 import type { SqlClient, SqlError } from "effect/sql"
 import * as Fs from "node:fs"
@@ -91,7 +92,7 @@ export const layer = (
   PgClient.PgClient | SqlClient.SqlClient,
   DataDirInUseError | EmbeddedDatabaseError | SqlError.SqlError
 > =>
-  PgClient.layerFrom(Effect.gen(function*() {
+  SqlPgDriver.SqlPg.PgClient.layerFrom(Effect.gen(function*() {
     const dataDir = Path.resolve(options.dataDir)
     if (options.opening !== undefined && options.opening.dataDir !== dataDir) {
       return yield* Effect.die(new Error(`EmbeddedDatabase: given the opening of ${options.opening.dataDir} for ${dataDir}`))
@@ -115,7 +116,7 @@ export const layer = (
           Effect.ignore({ log: "Warn", message: `Closing the database in DATA_DIR ${dataDir} failed` })
         )
     )
-    const client = yield* PgClient.make({
+    const client = yield* SqlPgDriver.SqlPg.PgClient.make({
       stream: makePgliteStream(thread),
       // PGlite is one backend session: a second connection would only queue.
       maxConnections: 1,

@@ -2,8 +2,8 @@
  * The sql-pg client the SQL store runs on against a PostgreSQL server, configured as the
  * store expects: the service, the key command and the adapter tests all build it here.
  */
-import { PgClient } from "@effect/sql-pg"
 import { Duration, type Redacted } from "effect"
+import { SqlPg } from "./SqlPgDriver.ts"
 
 export interface Options {
   readonly url: Redacted.Redacted
@@ -15,7 +15,7 @@ export interface Options {
 }
 
 export const layer = (options: Options) =>
-  PgClient.layer({
+  SqlPg.PgClient.layer({
     url: options.url,
     maxConnections: options.poolSize,
     // Not multiplexed, though page and id queries answered up to 1.4x as many requests per

@@ -1,50 +1,101 @@
+import { hostname } from "node:os"
+import { Writable } from "node:stream"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Logger, Redacted, Schema } from "effect"
-import { formatJson } from "../../../src/adapters/observability/JsonLogLines.ts"
+import pino from "pino"
+import { pinoLine } from "../../../src/adapters/observability/JsonLogLines.ts"
 
-/** Logs once through both formatters, at the same instant, and returns [ours, Effect's]. */
-const bothLines = (log: Effect.Effect<void>) =>
+/** The lines our serializer writes for `log`. */
+const linesOf = (log: Effect.Effect<void>) =>
   Effect.gen(function*() {
-    const ours: Array<string> = []
-    const effects: Array<string> = []
-    yield* log.pipe(
-      Effect.provide(Logger.layer([
-        Logger.map(formatJson, (line) => ours.push(line)),
-        Logger.map(Logger.formatJson, (line) => effects.push(line))
-      ]))
-    )
-    return [ours, effects] as const
+    const lines: Array<string> = []
+    yield* log.pipe(Effect.provide(Logger.layer([Logger.map(pinoLine, (line) => lines.push(line))])))
+    return lines
   })
 
-const Annotations = Schema.Record(
-  Schema.String,
-  Schema.Union([Schema.String, Schema.Number, Schema.Boolean, Schema.BigInt, Schema.Undefined])
+/** What pino itself writes for the same fields and message, at `time`. */
+const pinoWrites = (level: "info" | "warn" | "error", fields: Record<string, unknown>, msg: string, time: number) => {
+  let written = ""
+  const destination = new Writable({
+    write(chunk, _encoding, done) {
+      written += String(chunk)
+      done()
+    }
+  })
+  const logger = pino({ base: { pid: process.pid, hostname: hostname() }, timestamp: () => `,"time":${time}` }, destination)
+  logger[level](fields, msg)
+  return written.trimEnd()
+}
+
+// Well formed: pino's stream turns a lone surrogate into U+FFFD, where JSON.stringify escapes it.
+const Text = Schema.String.check(Schema.makeFilter((text: string) => text.isWellFormed()))
+
+const Fields = Schema.Record(
+  Schema.String.check(Schema.isPattern(/^[a-z][a-zA-Z.]*$/)),
+  Schema.Union([Text, Schema.Finite, Schema.Boolean])
 )
 
-describe("JsonLogLines.formatJson", () => {
+describe("JsonLogLines.pinoLine", () => {
   it.effect.prop(
-    "writes the text Logger.formatJson writes, for any message, annotations and spans",
-    [Schema.String, Annotations, Schema.Array(Schema.String)],
-    ([message, annotations, spans]) =>
+    "writes the object pino writes, for any message and fields",
+    [Text, Fields],
+    ([message, fields]) =>
       Effect.gen(function*() {
-        let log = Effect.logWarning(message).pipe(Effect.annotateLogs(annotations))
-        for (const span of spans) log = Effect.withLogSpan(log, span)
-        const [ours, effects] = yield* bothLines(log)
-        assert.strictEqual(ours.length, 1)
-        assert.deepStrictEqual(ours, effects)
+        const [line] = yield* linesOf(Effect.logWarning(message).pipe(Effect.annotateLogs(fields)))
+        const ours = JSON.parse(line!) as { time: number }
+        assert.deepStrictEqual(ours, JSON.parse(pinoWrites("warn", fields, message, ours.time)))
       }),
-    { arbitrary: { runs: 300 } }
+    { arbitrary: { runs: 200 } }
   )
 
-  it.effect("redacts, writes bigints and a cause as Logger.formatJson does", () =>
+  it.effect("writes a request line with pino-http's fields, flat, and its span as milliseconds", () =>
     Effect.gen(function*() {
-      const [ours, effects] = yield* bothLines(
-        Effect.logError("failed", new Error("boom")).pipe(
-          Effect.annotateLogs({ key: Redacted.make("secret-key"), big: 2n ** 64n, nested: { a: [1, "b"] } })
+      const [line] = yield* linesOf(
+        Effect.logInfo("request completed").pipe(
+          Effect.annotateLogs({ reqId: "r-1", req: { method: "GET", url: "/v1/pets" }, res: { statusCode: 200 } }),
+          Effect.withLogSpan("responseTime")
         )
       )
-      assert.deepStrictEqual(ours, effects)
-      assert.notInclude(ours[0], "secret-key")
-      assert.include(ours[0], "18446744073709551616")
+      const parsed = JSON.parse(line!) as Record<string, unknown>
+      assert.isAtLeast(parsed["responseTime"] as number, 0)
+      const { responseTime: _, ...rest } = parsed
+      assert.deepStrictEqual(
+        rest,
+        JSON.parse(pinoWrites("info", {
+          reqId: "r-1",
+          req: { method: "GET", url: "/v1/pets" },
+          res: { statusCode: 200 }
+        }, "request completed", parsed["time"] as number))
+      )
+    }))
+
+  it.effect("writes a cause, or an error logged with the message, as err {type, message, stack}", () =>
+    Effect.gen(function*() {
+      const [withCause, withError] = yield* linesOf(Effect.gen(function*() {
+        yield* Effect.logError("failed", yield* Effect.exit(Effect.fail(new TypeError("boom"))).pipe(
+          Effect.map((exit) => exit._tag === "Failure" ? exit.cause : undefined)
+        ))
+        yield* Effect.logWarning("sweep failed", new RangeError("too far"))
+      }))
+      const cause = JSON.parse(withCause!) as { level: number; msg: string; err: Record<string, string> }
+      assert.strictEqual(cause.level, 50)
+      assert.strictEqual(cause.msg, "failed")
+      assert.deepInclude(cause.err, { type: "TypeError", message: "boom" })
+      assert.include(cause.err["stack"], "boom")
+      const error = JSON.parse(withError!) as { level: number; msg: string; err: Record<string, string> }
+      assert.strictEqual(error.level, 40)
+      assert.strictEqual(error.msg, "sweep failed")
+      assert.deepInclude(error.err, { type: "RangeError", message: "too far" })
+      assert.include(error.err["stack"], "RangeError")
+    }))
+
+  it.effect("redacts, and writes bigints", () =>
+    Effect.gen(function*() {
+      const [line] = yield* linesOf(
+        Effect.logInfo("keys").pipe(Effect.annotateLogs({ key: Redacted.make("secret-key"), big: 2n ** 64n }))
+      )
+      assert.notInclude(line, "secret-key")
+      assert.include(line, "18446744073709551616")
+      assert.doesNotThrow(() => JSON.parse(line!))
     }))
 })

@@ -1,4 +1,4 @@
-import { PgClient, PgConnection } from "@effect/sql-pg"
+import type { PgClient } from "@effect/sql-pg"
 import { Duration, Effect, Layer, Schedule, Schema, Stream } from "effect"
 import { type Migrator, SqlClient, type SqlError, SqlSchema } from "effect/sql"
 import { parseEventData } from "../../../domain/events/EventData.ts"
@@ -10,6 +10,7 @@ import { EventLog } from "../../../ports/events/EventLog.ts"
 import { EVENTS_CHANNEL } from "./EventAppend.ts"
 import * as Migrations from "../Migrations.ts"
 import { unavailableOrDie } from "../UnavailableOrDie.ts"
+import { SqlPg } from "../SqlPgDriver.ts"
 
 /** Tuning for the SQL-backed event log. */
 export interface Options {
@@ -60,7 +61,7 @@ export const pageStatement = (
 export const make = (options: Options) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const pg = yield* PgClient.PgClient
+    const pg = yield* SqlPg.PgClient.PgClient
     yield* Migrations.Migrations
     const guard = unavailableOrDie(Duration.fromInputUnsafe(options.timeout))
 
@@ -136,7 +137,7 @@ export const make = (options: Options) =>
     // A lost connection is replaced a second later; what committed meanwhile, readers'
     // polls find.
     const listening = Stream.unwrap(Effect.gen(function*() {
-      const connection = yield* PgConnection.make({ ...pg.config, applicationName: LISTENER_APPLICATION_NAME })
+      const connection = yield* SqlPg.PgConnection.make({ ...pg.config, applicationName: LISTENER_APPLICATION_NAME })
       const pinned = yield* connection.pin
       return Stream.fromQueue(yield* pinned.listen(EVENTS_CHANNEL))
     })).pipe(Stream.map((): void => undefined), Stream.retry(Schedule.spaced("1 second")), Stream.orDie)

@@ -1,4 +1,5 @@
-import { PgClient, PgConnection } from "@effect/sql-pg"
+import type { PgClient } from "@effect/sql-pg"
+import { SqlPg } from "../SqlPgDriver.ts"
 import { Cause, Data, DateTime, Duration, Effect, Exit, Fiber, Layer, PubSub, Queue, Schema, Scope, Stream } from "effect"
 import { type Migrator, SqlClient, type SqlError, SqlSchema } from "effect/sql"
 import { ApiKey, KeyDigest } from "../../../domain/keys/ApiKey.ts"
@@ -69,7 +70,7 @@ const date = (time: DateTime.Utc | undefined): Date | null => time === undefined
 export const make = (options: Options) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const pg = yield* PgClient.PgClient
+    const pg = yield* SqlPg.PgClient.PgClient
     yield* Migrations.Migrations
     const guard = unavailableOrDie(Duration.fromInputUnsafe(options.timeout))
     // Key changes: this process's own writes, announced at once (and on a server to
@@ -148,7 +149,7 @@ export const make = (options: Options) =>
     // HEARTBEAT_TIMEOUT: a change reaches this process within a second, not at the next
     // reload of the key cache.
     const listening = Effect.gen(function*() {
-      const connection = yield* PgConnection.make({ ...pg.config, applicationName: LISTENER_APPLICATION_NAME })
+      const connection = yield* SqlPg.PgConnection.make({ ...pg.config, applicationName: LISTENER_APPLICATION_NAME })
       const pinned = yield* connection.pin
       const notifications = yield* pinned.listen(CHANGES_CHANNEL)
       // Notifications sent while no listener was connected are lost: a (re)connection is a change.

@@ -20,8 +20,11 @@ import * as SunsetHeaders from "./SunsetHeaders.ts"
 /** The metrics label of a request no route serves: raw paths would make unbounded series. */
 export const UNMATCHED = "unmatched"
 
-/** The log span of a request line, whose duration is the request's. */
-const REQUEST_SPAN = "http.span"
+/** The log span of a request line: its duration, pino-http's field. */
+const REQUEST_SPAN = "responseTime"
+
+/** The message of every request line, pino-http's. */
+export const REQUEST_MESSAGE = "request completed"
 
 /** What a request's log line says. */
 export interface RequestLine {
@@ -32,26 +35,32 @@ export interface RequestLine {
   readonly route: string
   readonly requestId: string
   /** The cause the Error body of a 5xx states. */
-  readonly errorMessage?: string | undefined
+  readonly error?: ResponseError | undefined
+}
+
+/** A 5xx's Error body: its code and message. */
+export interface ResponseError {
+  readonly type: string
+  readonly message: string
 }
 
 /**
- * A request's one log line: info below 500, warn for a 503, error for other 5xx with
- * the cause its Error body states. The only writer of request lines, for the answers of
- * the application and of the HTTP server alike.
+ * A request's one log line, in pino-http's fields (`reqId`, `req`, `res`, `responseTime`,
+ * `err`): info below 500, warn for a 503, error for other 5xx with the cause its Error
+ * body states. The only writer of request lines, for the answers of the application and
+ * of the HTTP server alike.
  */
 export const logRequest = (line: RequestLine): Effect.Effect<void> => {
-  const annotations = {
-    "http.method": line.method,
-    "http.url": line.path,
-    "http.status": line.status,
-    "http.route": line.route,
-    "request.id": line.requestId
+  const fields = {
+    reqId: line.requestId,
+    req: { method: line.method, url: line.path },
+    res: { statusCode: line.status },
+    route: line.route
   }
   return line.status < 500
-    ? Effect.logInfo("Sent HTTP response").pipe(Effect.annotateLogs(annotations))
-    : Effect.logWithLevel(line.status === 503 ? "Warn" : "Error")("Sent HTTP response").pipe(
-      Effect.annotateLogs({ ...annotations, "error.message": line.errorMessage ?? "(no message)" })
+    ? Effect.logInfo(REQUEST_MESSAGE).pipe(Effect.annotateLogs(fields))
+    : Effect.logWithLevel(line.status === 503 ? "Warn" : "Error")(REQUEST_MESSAGE).pipe(
+      Effect.annotateLogs({ ...fields, err: line.error ?? { type: "unknown", message: "(no message)" } })
     )
 }
 
@@ -71,13 +80,16 @@ const withResponseHeaders = (response: HttpServerResponse.HttpServerResponse, re
  * The cause a 5xx states in its Error body ("the database is unavailable: ConnectionError"),
  * for its log line: written by this service, it never holds the key or the request body.
  */
-const errorMessageOf = (response: HttpServerResponse.HttpServerResponse): string => {
-  if (response.body._tag !== "Uint8Array") return "(no body)"
+const errorOf = (response: HttpServerResponse.HttpServerResponse): ResponseError => {
+  if (response.body._tag !== "Uint8Array") return { type: "unknown", message: "(no body)" }
   try {
     const body: unknown = JSON.parse(new TextDecoder().decode(response.body.body))
-    return Predicate.hasProperty(body, "message") && typeof body.message === "string" ? body.message : "(no message)"
+    return {
+      type: Predicate.hasProperty(body, "code") && typeof body.code === "string" ? body.code : "unknown",
+      message: Predicate.hasProperty(body, "message") && typeof body.message === "string" ? body.message : "(no message)"
+    }
   } catch {
-    return "(not an Error body)"
+    return { type: "unknown", message: "(not an Error body)" }
   }
 }
 
@@ -100,7 +112,7 @@ export const layer = (routes: RouteTable, options?: Options) => {
         yield* Effect.annotateCurrentSpan("http.request.id", requestId)
         const answered = ErrorResponses.answer(app, request, path, route, routes)
         const served = yield* (cors === undefined ? answered : cors(answered)).pipe(
-          Effect.annotateLogs("request.id", requestId)
+          Effect.annotateLogs("reqId", requestId)
         )
         // Every answer of the deprecated route says so, its errors (defects included) too.
         const response = SunsetHeaders.isDeprecated(route) ? SunsetHeaders.add(served) : served
@@ -112,7 +124,7 @@ export const layer = (routes: RouteTable, options?: Options) => {
           status: response.status,
           route: route?.pattern ?? UNMATCHED,
           requestId,
-          errorMessage: response.status < 500 ? undefined : errorMessageOf(response)
+          error: response.status < 500 ? undefined : errorOf(response)
         })
         return withResponseHeaders(response, requestId)
       }).pipe(Effect.withLogSpan(REQUEST_SPAN)),

@@ -212,7 +212,7 @@ export class ServiceServer extends Http.Server {
   #log(
     method: string,
     url: string,
-    answer: { readonly status: number; readonly message?: string },
+    answer: { readonly status: number; readonly code?: string; readonly message?: string },
     requestId: string,
     arrivedAt: number
   ): void {
@@ -222,7 +222,7 @@ export class ServiceServer extends Http.Server {
       status: answer.status,
       route: RequestTelemetry.UNMATCHED,
       requestId,
-      errorMessage: answer.status < 500 ? undefined : answer.message
+      error: answer.status < 500 ? undefined : { type: answer.code ?? "unknown", message: answer.message ?? "(no message)" }
     }, arrivedAt)
   }
 
