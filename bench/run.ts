@@ -39,6 +39,8 @@
  * 127.0.0.1): the server where throwaway databases are created and dropped.
  * BENCH_RATE_LIMIT (default 100000000/1s, a quota no run reaches, so the limiter runs on
  * every request; "off" to measure without it): Animal Store's RATE_LIMIT.
+ * BENCH_INSTRUCTIONS_SERVERS (comma-separated kinds, e.g. animal-store,animal-store-postgres):
+ * the instructions section counts only these servers.
  *
  * Results: printed tables, bench/results/latest.json and bench/results/latest.md.
  */

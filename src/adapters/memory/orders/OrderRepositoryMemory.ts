@@ -8,6 +8,7 @@ import type { PetId } from "../../../domain/pets/PetId.ts"
 import { OrderRepository } from "../../../ports/orders/OrderRepository.ts"
 import type { OrderTable } from "./OrderTable.ts"
 import type { PetTable } from "../pets/PetTable.ts"
+import * as Spans from "../../observability/Spans.ts"
 
 /**
  * An OrderRepository over `orders` and the `pets` they are for, which a PetRepository
@@ -17,7 +18,7 @@ import type { PetTable } from "../pets/PetTable.ts"
  * is read inside that step too, so `updatedAt` follows the order of the changes.
  */
 export const fromTables = (pets: PetTable, orders: OrderTable): OrderRepository["Service"] => {
-  const place = Effect.fn("OrderRepository.place")(function*(petId: PetId) {
+  const place = Spans.method("OrderRepository.place", Effect.fnUntraced(function*(petId: PetId) {
     const clock = yield* Clock.Clock
     const pet = pets.get(petId)
     if (pet === undefined) return yield* new PetNotFound({ id: petId })
@@ -25,17 +26,16 @@ export const fromTables = (pets: PetTable, orders: OrderTable): OrderRepository[
     if (Result.isFailure(decision)) return yield* decision.failure
     pets.setStatus(petId, decision.success.pet)
     return orders.insert(petId, decision.success.order, DateTime.makeUnsafe(clock.currentTimeMillisUnsafe()))
-  })
+  }))
 
-  const get = Effect.fn("OrderRepository.get")(function*(id: OrderId) {
+  const get = Spans.method("OrderRepository.get", (id: OrderId) => {
     const order = orders.get(id)
-    if (order === undefined) return yield* new OrderNotFound({ id })
-    return order
+    return order === undefined ? Effect.fail(new OrderNotFound({ id })) : Effect.succeed(order)
   })
 
-  const list = Effect.fn("OrderRepository.list")((query: OrderQuery) => Effect.sync(() => orders.page(query)))
+  const list = Spans.method("OrderRepository.list", (query: OrderQuery) => Effect.sync(() => orders.page(query)))
 
-  const transition = Effect.fn("OrderRepository.transition")(function*(id: OrderId, event: OrderTransitionEvent) {
+  const transition = Spans.method("OrderRepository.transition", Effect.fnUntraced(function*(id: OrderId, event: OrderTransitionEvent) {
     const clock = yield* Clock.Clock
     const order = orders.get(id)
     if (order === undefined) return yield* new OrderNotFound({ id })
@@ -43,7 +43,7 @@ export const fromTables = (pets: PetTable, orders: OrderTable): OrderRepository[
     if (Result.isFailure(decision)) return yield* decision.failure
     pets.setStatus(order.petId, decision.success.pet)
     return orders.setStatus(id, decision.success.order, DateTime.makeUnsafe(clock.currentTimeMillisUnsafe()))
-  })
+  }))
 
   return OrderRepository.of({ place, get, list, transition })
 }

@@ -5,6 +5,7 @@ import type { PetId } from "../../../domain/pets/PetId.ts"
 import type { PetQuery } from "../../../domain/pets/PetQuery.ts"
 import { PetRepository } from "../../../ports/pets/PetRepository.ts"
 import { PetTable } from "./PetTable.ts"
+import * as Spans from "../../observability/Spans.ts"
 
 /**
  * A PetRepository over `pets`, which an OrderRepository may share (see StoreMemory).
@@ -12,17 +13,16 @@ import { PetTable } from "./PetTable.ts"
  * never observe a half-applied change.
  */
 export const fromTable = (pets: PetTable): PetRepository["Service"] => {
-  const create = Effect.fn("PetRepository.create")((input: NewPet) => Effect.sync(() => pets.insert(input)))
+  const create = Spans.method("PetRepository.create", (input: NewPet) => Effect.sync(() => pets.insert(input)))
 
-  const get = Effect.fn("PetRepository.get")(function*(id: PetId) {
+  const get = Spans.method("PetRepository.get", (id: PetId) => {
     const pet = pets.get(id)
-    if (pet === undefined) return yield* new PetNotFound({ id })
-    return pet
+    return pet === undefined ? Effect.fail(new PetNotFound({ id })) : Effect.succeed(pet)
   })
 
-  const list = Effect.fn("PetRepository.list")((query: PetQuery) => Effect.sync(() => pets.page(query)))
+  const list = Spans.method("PetRepository.list", (query: PetQuery) => Effect.sync(() => pets.page(query)))
 
-  const inventory = Effect.sync(() => pets.inventory()).pipe(Effect.withSpan("PetRepository.inventory"))
+  const inventory = Effect.sync(() => pets.inventory()).pipe(Spans.span("PetRepository.inventory"))
 
   return PetRepository.of({ create, get, list, inventory, ready: Effect.void })
 }

@@ -12,6 +12,7 @@ import { PetStatus } from "../../../domain/pets/PetStatus.ts"
 import { PetRepository } from "../../../ports/pets/PetRepository.ts"
 import * as Migrations from "../Migrations.ts"
 import { unavailableOrDie } from "../UnavailableOrDie.ts"
+import * as Spans from "../../observability/Spans.ts"
 
 /** Tuning for the SQL-backed repository. */
 export interface Options {
@@ -144,7 +145,7 @@ export const make = (options: Options) =>
       execute: () => inventoryStatement(sql)
     })
 
-    const create = Effect.fn("PetRepository.create")((pet: NewPet) => {
+    const create = Spans.method("PetRepository.create", (pet: NewPet) => {
       const row = { name: pet.name, categoryId: pet.categoryId, status: pet.status ?? null }
       return options.sharedConnection === true
         ? Effect.suspend(() =>
@@ -157,14 +158,11 @@ export const make = (options: Options) =>
         : insert(row).pipe(Effect.catchTag("NoSuchElementError", Effect.die), Effect.map(toPet), guard)
     })
 
-    const get = Effect.fn("PetRepository.get")(function*(id: PetId) {
-      const rows = yield* guard(byId(id))
-      const row = rows[0]
-      if (row === undefined) return yield* new PetNotFound({ id })
-      return toPet(row)
-    })
+    const get = Spans.method("PetRepository.get", (id: PetId) =>
+      Effect.flatMap(guard(byId(id)), (rows) =>
+        rows[0] === undefined ? Effect.fail(new PetNotFound({ id })) : Effect.succeed(toPet(rows[0]))))
 
-    const list = Effect.fn("PetRepository.list")((query: PetQuery) =>
+    const list = Spans.method("PetRepository.list", (query: PetQuery) =>
       page({ limit: query.limit, status: query.status ?? null, after: query.after ?? 0n }).pipe(
         Effect.map((rows) => rows.map(toPet)),
         guard
@@ -175,13 +173,13 @@ export const make = (options: Options) =>
       Effect.catchTag("NoSuchElementError", Effect.die),
       Effect.map(toInventory),
       guard,
-      Effect.withSpan("PetRepository.inventory")
+      Spans.span("PetRepository.inventory")
     )
 
     // Ready when the database answers and records this release's migrations.
     const ready = guard(migrations.check).pipe(
       Effect.catchTag("SchemaOutOfDate", (error) => Effect.fail(new StoreUnavailable({ message: error.message }))),
-      Effect.withSpan("PetRepository.ready")
+      Spans.span("PetRepository.ready")
     )
 
     return PetRepository.of({ create, get, list, inventory, ready })
