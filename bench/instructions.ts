@@ -96,7 +96,8 @@ const start = (kind: Kind, options: InstructionsOptions, wrapper: Wrapper, datab
         name: "instructions-postgres",
         work,
         apiKey,
-        env: { STORE: "postgres", DATABASE_URL: databaseUrl ?? "" },
+        // Under valgrind on a loaded machine the first connection can take longer than the default 5 s.
+        env: { STORE: "postgres", DATABASE_URL: databaseUrl ?? "", DATABASE_CONNECT_TIMEOUT: "60 seconds" },
         wrapper,
         timeoutMs
       })
