@@ -225,7 +225,7 @@ const compile = <R>(
     })
 
   if (!authorization) return serve(undefined)
-  // A plain span, not Effect.fn: this is no service method, and Effect.fn captures a stack trace on every call.
+  // The key check's span, made only when an exporter reads it (Spans).
   return Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     return yield* services.check(request.headers["authorization"] === undefined ? undefined : yield* decodeBearer, {
