@@ -40,6 +40,9 @@
  * 127.0.0.1): the server where throwaway databases are created and dropped.
  * BENCH_RATE_LIMIT (default 100000000/1s, a quota no run reaches, so the limiter runs on
  * every request; "off" to measure without it): Animal Store's RATE_LIMIT.
+ * BENCH_INSTRUCTIONS_SERVERS (comma-separated kinds, e.g. animal-store,animal-store-postgres):
+ * the instructions section counts only these servers. BENCH_INSTRUCTIONS_SCENARIOS (list,create):
+ * only these scenarios.
  *
  * Results: printed tables, bench/results/latest.json and bench/results/latest.md.
  */
@@ -359,7 +362,7 @@ const instructionsSectionRun = async () => {
     work,
     apiKey: API_KEY,
     pgUrl: await usablePgUrl("instructions"),
-    scenarios: ["list", "create"],
+    scenarios: (process.env["BENCH_INSTRUCTIONS_SCENARIOS"]?.split(",") ?? ["list", "create"]) as Array<"list" | "create">,
     requests: 3_000,
     // Past V8's tiering: after 2,000 the counts still carried compile work (Animal Store's
     // list 910k after 2,000, 519k after 10,000; Fastify's create 232k and 171k).

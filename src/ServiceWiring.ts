@@ -121,5 +121,5 @@ export const rateLimits = (service: ServiceConfig) =>
       RateLimitsTokenBucket.layer({
         policies: { key: { name: "key", ...key }, address: { name: "address", ...address } },
         timeout: Option.isSome(service.redisUrl) ? REDIS_TIMEOUT : undefined
-      }).pipe(Layer.provide(RateLimiter.layer), Layer.provide(rateLimiterStore(service)))
+      }).pipe(Layer.provide(rateLimiterStore(service)))
   })

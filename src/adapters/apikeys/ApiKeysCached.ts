@@ -10,6 +10,7 @@ import { ApiKeyStore } from "../../ports/keys/ApiKeyStore.ts"
 import * as ReleaseDeadline from "../process/ReleaseDeadline.ts"
 import { matchStatic, type StaticKey, staticKeys } from "./ApiKeysStatic.ts"
 import { digestOf } from "../../application/keys/KeyIssuer.ts"
+import * as Spans from "../observability/Spans.ts"
 
 /** How often the whole key list is read again, whatever the change feed said: the safety net. */
 export const RELOAD_INTERVAL = Duration.seconds(30)
@@ -112,7 +113,7 @@ export const make = (fixed: ReadonlyArray<Redacted.Redacted<string>>) =>
       Effect.map(Clock.currentTimeMillis, (now) => check(fixedKeys, Redacted.value(key), now))
 
     return ApiKeys.of({
-      verify: Effect.fn("ApiKeys.verify")((key: Redacted.Redacted<string>) =>
+      verify: Spans.method("ApiKeys.verify", (key: Redacted.Redacted<string>) =>
         accepted !== undefined
           ? verifyWith(accepted, key)
           : Effect.flatMap(Fiber.join(deriving), (derived) => {

@@ -3,6 +3,7 @@ import { Effect, Layer, Option, Redacted } from "effect"
 import { Caller } from "../../domain/keys/Caller.ts"
 import { ApiKeys } from "../../ports/keys/ApiKeys.ts"
 import { digestOf } from "../../application/keys/KeyIssuer.ts"
+import * as Spans from "../observability/Spans.ts"
 
 /** A fixed key, ready to compare: its digest and the caller it names. */
 export interface StaticKey {
@@ -52,7 +53,7 @@ export const layer = (keys: ReadonlyArray<Redacted.Redacted<string>>): Layer.Lay
     ApiKeys,
     Effect.map(staticKeys(keys), (accepted) =>
       ApiKeys.of({
-        verify: Effect.fn("ApiKeys.verify")((key: Redacted.Redacted<string>) =>
+        verify: Spans.method("ApiKeys.verify", (key: Redacted.Redacted<string>) =>
           Effect.sync(() => Option.fromUndefinedOr(matchStatic(accepted, digestOf(Redacted.value(key)))))
         )
       }))

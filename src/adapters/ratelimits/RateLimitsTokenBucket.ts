@@ -33,7 +33,13 @@ export const CIRCUIT_OPEN_FOR = Duration.seconds(1)
 const CIRCUIT = "rate-limit-store"
 
 // The probe that tells /readyz the store answers again; its bucket is never empty.
-const PROBE = { algorithm: "token-bucket", key: "health:probe", limit: 1_000_000, window: "1 second" } as const
+const PROBE = {
+  key: "health:probe",
+  tokens: 1,
+  limit: 1_000_000,
+  refillRate: Duration.divideUnsafe(Duration.seconds(1), 1_000_000),
+  allowOverflow: false
+}
 
 const seconds = (millis: number) => Math.max(0, Math.ceil(millis / 1000))
 
@@ -45,11 +51,11 @@ const seconds = (millis: number) => Math.max(0, Math.ceil(millis / 1000))
  * remote store), CIRCUIT_FAILURES failures in a row open a circuit: requests then skip the
  * store and go on unlimited at once, until a probe in the background finds it answering.
  */
-export const layer = (options: Options): Layer.Layer<RateLimits, never, RateLimiter.RateLimiter> =>
+export const layer = (options: Options): Layer.Layer<RateLimits, never, RateLimiter.RateLimiterStore> =>
   Layer.effect(
     RateLimits,
     Effect.gen(function*() {
-      const limiter = yield* RateLimiter.RateLimiter
+      const store = yield* RateLimiter.RateLimiterStore
       const scope = yield* Effect.scope
       const { policies } = options
       // What does not change per request is made once.
@@ -109,7 +115,7 @@ export const layer = (options: Options): Layer.Layer<RateLimits, never, RateLimi
       // circuit is open the breaker refuses the probe; once the open time has passed it is
       // the half-open probe, and its answer closes the circuit or opens it again.
       let probing = false
-      const probe = ask(limiter.consume(PROBE)).pipe(
+      const probe = ask(store.tokenBucket(PROBE)).pipe(
         Effect.matchEffect({
           onSuccess: () => storeAnswered,
           onFailure: (error) =>
@@ -130,32 +136,50 @@ export const layer = (options: Options): Layer.Layer<RateLimits, never, RateLimi
           return Effect.asVoid(Effect.forkIn(probe, scope))
         })
 
+      // The store's token bucket asked directly, with RateLimiter.consume's arithmetic in plain
+      // numbers: no Durations, option spreads or RateLimitExceeded per request. A bucket's
+      // request for a key id is made once (key ids are few; client addresses are not kept).
+      const keyRequests = new Map<string, TokenBucketRequest>()
+      const requestOf = (subject: RateLimitSubject, id: string): TokenBucketRequest => {
+        if (subject === "address") return settings.address.request(`address:${id}`)
+        let request = keyRequests.get(id)
+        if (request === undefined) {
+          request = settings.key.request(`key:${id}`)
+          keyRequests.set(id, request)
+        }
+        return request
+      }
       const take = (subject: RateLimitSubject, id: string) => {
         const bucket = settings[subject]
-        return ask(limiter.consume({ ...bucket.consume, key: `${subject}:${id}` })).pipe(
+        return ask(store.tokenBucket(requestOf(subject, id))).pipe(
           Effect.matchEffect({
-            onSuccess: (result): Effect.Effect<RateLimitDecision | undefined> => {
+            onSuccess: ([remaining, elapsedMillis]): Effect.Effect<RateLimitDecision | undefined> => {
+              const { policy, refillMillis } = bucket
+              if (remaining < 0) {
+                return Effect.succeed({
+                  allowed: false,
+                  policy,
+                  remaining: 0,
+                  retryAfterSeconds: Math.max(1, seconds(Math.max(0, Math.ceil(-remaining) * refillMillis - elapsedMillis)))
+                })
+              }
               // After a take the bucket is never full: the next request is regained one refill after the last.
-              const missing = Math.ceil(bucket.policy.quota - result.remaining)
+              const missing = Math.ceil(policy.quota - remaining)
+              const resetAfterMillis = Math.max(0, missing * refillMillis - elapsedMillis)
               const decision: RateLimitDecision = {
                 allowed: true,
-                policy: bucket.policy,
-                remaining: Math.max(0, Math.floor(result.remaining)),
-                retryAfterSeconds: seconds(Duration.toMillis(result.resetAfter) - (missing - 1) * bucket.refillMillis)
+                policy,
+                remaining: Math.max(0, Math.floor(remaining)),
+                retryAfterSeconds: seconds(resetAfterMillis - (missing - 1) * refillMillis)
               }
               return outage === undefined ? Effect.succeed(decision) : Effect.as(storeAnswered, decision)
             },
             onFailure: (error) =>
               error._tag === "CircuitBreakerError"
                 ? Effect.succeed(undefined)
-                : error.reason._tag === "RateLimitExceeded"
-                ? Effect.succeed<RateLimitDecision | undefined>({
-                  allowed: false,
-                  policy: bucket.policy,
-                  remaining: 0,
-                  retryAfterSeconds: Math.max(1, seconds(Duration.toMillis(error.reason.retryAfter)))
-                })
-                : Effect.as(storeFailed(error.reason), undefined)
+                : error.reason._tag === "RateLimitStoreError"
+                ? Effect.as(storeFailed(error.reason), undefined)
+                : Effect.succeed(undefined)
           })
         )
       }
@@ -180,16 +204,24 @@ export const layer = (options: Options): Layer.Layer<RateLimits, never, RateLimi
     })
   )
 
-const bucketOf = (policy: RateLimitPolicy) => ({
-  policy,
-  refillMillis: (policy.windowSeconds * 1000) / policy.quota,
-  consume: {
-    algorithm: "token-bucket",
-    onExceeded: "fail",
-    limit: policy.quota,
-    window: Duration.seconds(policy.windowSeconds)
-  } as const
-})
+interface TokenBucketRequest {
+  readonly key: string
+  readonly tokens: number
+  readonly limit: number
+  readonly refillRate: Duration.Duration
+  readonly allowOverflow: boolean
+}
+
+// As RateLimiter.consume computes them for a token bucket of `quota` per window.
+const bucketOf = (policy: RateLimitPolicy) => {
+  const window = Duration.max(Duration.seconds(policy.windowSeconds), Duration.millis(1))
+  const refillRate = Duration.divideUnsafe(window, policy.quota)
+  return {
+    policy,
+    refillMillis: Duration.toMillis(refillRate),
+    request: (key: string): TokenBucketRequest => ({ key, tokens: 1, limit: policy.quota, refillRate, allowOverflow: false })
+  }
+}
 
 // A refusal (limit exceeded) is an answer: only a store error or a timeout counts against the store.
 const storeOutcome = (exit: Exit.Exit<unknown, RateLimiter.RateLimiterError>): CircuitBreaker.Outcome =>

@@ -9,6 +9,7 @@ import { type AttemptResult, DELIVERY_ERROR_MAX_LENGTH } from "../../domain/webh
 import { parseAddress, refusedAddress } from "../../domain/webhooks/WebhookAddress.ts"
 import { checkWebhookUrl } from "../../domain/webhooks/WebhookUrl.ts"
 import { type WebhookDelivery, WebhookSender } from "../../ports/webhooks/WebhookSender.ts"
+import * as Spans from "../observability/Spans.ts"
 
 /** An address a host name resolves to. */
 export interface ResolvedAddress {
@@ -74,7 +75,7 @@ export const make = (options: Options) => {
     return addresses[0]!
   }
 
-  const check = Effect.fn("WebhookSender.check")((raw: string) =>
+  const check = Spans.method("WebhookSender.check", (raw: string) =>
     Effect.gen(function*() {
       const url = yield* Effect.fromResult(
         Result.mapError(checkWebhookUrl(raw, options), (why) => new InvalidInput({ message: `url: ${why}` }))
@@ -145,7 +146,7 @@ export const make = (options: Options) => {
       }, (error: unknown) => failed(error instanceof Error ? error.message : String(error)))
     })
 
-  const send = Effect.fn("WebhookSender.send")((delivery: WebhookDelivery) =>
+  const send = Spans.method("WebhookSender.send", (delivery: WebhookDelivery) =>
     Effect.promise(() => attempt(delivery, performance.now()))
   )
 

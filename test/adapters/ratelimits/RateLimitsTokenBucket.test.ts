@@ -17,7 +17,6 @@ const POLICIES = {
 const limitsOn = (store: Layer.Layer<RateLimiter.RateLimiterStore, unknown>, timeout?: Duration.Input) => {
   const runtime = ManagedRuntime.make(
     RateLimitsTokenBucket.layer({ policies: POLICIES, timeout }).pipe(
-      Layer.provide(RateLimiter.layer),
       Layer.provide(store),
       Layer.provideMerge(Layer.succeed(References.MinimumLogLevel, "None"))
     )
@@ -92,7 +91,6 @@ describe("RateLimitsTokenBucket's circuit over a remote store", () => {
     RateLimits.use(body).pipe(
       Effect.provide(
         RateLimitsTokenBucket.layer({ policies: POLICIES, timeout: TIMEOUT }).pipe(
-          Layer.provide(RateLimiter.layer),
           Layer.provide(freezableStore(control))
         )
       ),

@@ -2,14 +2,15 @@ import { Effect, Layer } from "effect"
 import { EventId } from "../../../domain/events/EventId.ts"
 import { EventLog } from "../../../ports/events/EventLog.ts"
 import { EventTable } from "./EventTable.ts"
+import * as Spans from "../../observability/Spans.ts"
 
 /** An EventLog over `events`, which the memory repositories append to (see StoreMemory). */
 export const fromTable = (events: EventTable): EventLog["Service"] =>
   EventLog.of({
-    page: Effect.fn("EventLog.page")((query) => Effect.sync(() => events.page(query.after, query.limit, query.types))),
+    page: Spans.method("EventLog.page", (query) => Effect.sync(() => events.page(query.after, query.limit, query.types))),
     latest: Effect.sync(() => events.lastId === 0n ? 0n : EventId.make(events.lastId)),
     sweptThrough: Effect.sync(() => events.sweptThrough === 0n ? 0n : EventId.make(events.sweptThrough)),
-    sweep: Effect.fn("EventLog.sweep")((query) => Effect.sync(() => events.sweep(query.before, query.limit))),
+    sweep: Spans.method("EventLog.sweep", (query) => Effect.sync(() => events.sweep(query.before, query.limit))),
     appended: events.appended
   })
 

@@ -5,6 +5,7 @@ import { isExpired, type KeptAnswer, replay } from "../../../domain/idempotency/
 import { IdempotentCreates } from "../../../ports/idempotency/IdempotentCreates.ts"
 import { type IdempotencyOptions, keyIdentity, resolve } from "../../idempotency/IdempotencyOptions.ts"
 import { InFlightKeys } from "../../idempotency/InFlightKeys.ts"
+import * as Spans from "../../observability/Spans.ts"
 
 interface Kept extends KeptAnswer {
   readonly keptAt: number
@@ -58,7 +59,8 @@ export const make = (options: Options = {}): IdempotentCreates["Service"] => {
     if (kept.size > maxKeys) kept.delete(kept.keys().next().value!)
   }
 
-  // A plain span rather than Effect.fn, which would erase the type parameter R.
+  // A span made once, not Effect.fn, which would erase the type parameter R.
+  const runSpan = Spans.span("IdempotentCreates.run")
   const run = <R>(request: IdempotentRequest, create: Effect.Effect<StoredResponse, StoreUnavailable, R>) => {
     const id = keyIdentity(request)
     return inFlight.exclusive(
@@ -77,7 +79,7 @@ export const make = (options: Options = {}): IdempotentCreates["Service"] => {
         use(id, { fingerprint: request.fingerprint, response, keptAt: yield* Clock.currentTimeMillis })
         return { response, replayed: false }
       })
-    ).pipe(Effect.withSpan("IdempotentCreates.run"))
+    ).pipe(runSpan)
   }
 
   return IdempotentCreates.of({ run })

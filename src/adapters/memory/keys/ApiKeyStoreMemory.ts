@@ -2,6 +2,7 @@ import { DateTime, Effect, Layer, PubSub, Stream } from "effect"
 import { ApiKey } from "../../../domain/keys/ApiKey.ts"
 import type { KeyId } from "../../../domain/keys/KeyId.ts"
 import { ApiKeyStore } from "../../../ports/keys/ApiKeyStore.ts"
+import * as Spans from "../../observability/Spans.ts"
 
 /**
  * Managed keys in process memory: nothing survives a restart, and only this process
@@ -18,18 +19,18 @@ export const make = Effect.gen(function*() {
   }
 
   return ApiKeyStore.of({
-    insert: Effect.fn("ApiKeyStore.insert")((key: ApiKey) =>
+    insert: Spans.method("ApiKeyStore.insert", (key: ApiKey) =>
       Effect.andThen(Effect.sync(() => keys.set(key.id, key)), signal)
     ),
-    insertIfEmpty: Effect.fn("ApiKeyStore.insertIfEmpty")((key: ApiKey) =>
+    insertIfEmpty: Spans.method("ApiKeyStore.insertIfEmpty", (key: ApiKey) =>
       Effect.suspend(() => {
         if (keys.size > 0) return Effect.succeed(false)
         keys.set(key.id, key)
         return Effect.as(signal, true)
       })
     ),
-    list: Effect.sync(() => [...keys.values()]).pipe(Effect.withSpan("ApiKeyStore.list")),
-    revoke: Effect.fn("ApiKeyStore.revoke")((ids: ReadonlyArray<KeyId>, at: DateTime.Utc) =>
+    list: Effect.sync(() => [...keys.values()]).pipe(Spans.span("ApiKeyStore.list")),
+    revoke: Spans.method("ApiKeyStore.revoke", (ids: ReadonlyArray<KeyId>, at: DateTime.Utc) =>
       Effect.andThen(
         Effect.sync(() => {
           for (const id of ids) if (keys.get(id)?.revokedAt === undefined) update(id, { revokedAt: at })
@@ -37,10 +38,10 @@ export const make = Effect.gen(function*() {
         signal
       )
     ),
-    expire: Effect.fn("ApiKeyStore.expire")((expiries: ReadonlyArray<readonly [KeyId, DateTime.Utc]>) =>
+    expire: Spans.method("ApiKeyStore.expire", (expiries: ReadonlyArray<readonly [KeyId, DateTime.Utc]>) =>
       Effect.andThen(Effect.sync(() => expiries.forEach(([id, at]) => update(id, { expiresAt: at }))), signal)
     ),
-    rotate: Effect.fn("ApiKeyStore.rotate")((successor: ApiKey, expiries: ReadonlyArray<readonly [KeyId, DateTime.Utc]>) =>
+    rotate: Spans.method("ApiKeyStore.rotate", (successor: ApiKey, expiries: ReadonlyArray<readonly [KeyId, DateTime.Utc]>) =>
       Effect.suspend(() => {
         // Checked before anything changes, so that a refused rotation changes nothing.
         if (keys.has(successor.id)) return Effect.die(new Error(`API key id ${successor.id} is taken`))
@@ -49,7 +50,7 @@ export const make = Effect.gen(function*() {
         return signal
       })
     ),
-    touch: Effect.fn("ApiKeyStore.touch")((uses: ReadonlyArray<readonly [KeyId, DateTime.Utc]>) =>
+    touch: Spans.method("ApiKeyStore.touch", (uses: ReadonlyArray<readonly [KeyId, DateTime.Utc]>) =>
       Effect.sync(() => {
         for (const [id, at] of uses) {
           const last = keys.get(id)?.lastUsedAt

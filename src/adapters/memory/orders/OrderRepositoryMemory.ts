@@ -11,6 +11,7 @@ import { OrderRepository } from "../../../ports/orders/OrderRepository.ts"
 import type { EventTable } from "../events/EventTable.ts"
 import type { OrderTable } from "./OrderTable.ts"
 import type { PetTable } from "../pets/PetTable.ts"
+import * as Spans from "../../observability/Spans.ts"
 
 /**
  * An OrderRepository over `orders` and the `pets` they are for, which a PetRepository
@@ -20,7 +21,7 @@ import type { PetTable } from "../pets/PetTable.ts"
  * is read inside that step too, so `updatedAt` follows the order of the changes.
  */
 export const fromTables = (pets: PetTable, orders: OrderTable, events: EventTable): OrderRepository["Service"] => {
-  const place = Effect.fn("OrderRepository.place")(function*(petId: PetId) {
+  const place = Spans.method("OrderRepository.place", Effect.fnUntraced(function*(petId: PetId) {
     const clock = yield* Clock.Clock
     const pet = pets.get(petId)
     if (pet === undefined) return yield* new PetNotFound({ id: petId })
@@ -31,17 +32,16 @@ export const fromTables = (pets: PetTable, orders: OrderTable, events: EventTabl
     const order = orders.insert(petId, decision.success.order, now)
     events.append(ORDER_EVENT_TYPE.place, orderData(order), now)
     return order
-  })
+  }))
 
-  const get = Effect.fn("OrderRepository.get")(function*(id: OrderId) {
+  const get = Spans.method("OrderRepository.get", (id: OrderId) => {
     const order = orders.get(id)
-    if (order === undefined) return yield* new OrderNotFound({ id })
-    return order
+    return order === undefined ? Effect.fail(new OrderNotFound({ id })) : Effect.succeed(order)
   })
 
-  const list = Effect.fn("OrderRepository.list")((query: OrderQuery) => Effect.sync(() => orders.page(query)))
+  const list = Spans.method("OrderRepository.list", (query: OrderQuery) => Effect.sync(() => orders.page(query)))
 
-  const transition = Effect.fn("OrderRepository.transition")(function*(id: OrderId, event: OrderTransitionEvent) {
+  const transition = Spans.method("OrderRepository.transition", Effect.fnUntraced(function*(id: OrderId, event: OrderTransitionEvent) {
     const clock = yield* Clock.Clock
     const order = orders.get(id)
     if (order === undefined) return yield* new OrderNotFound({ id })
@@ -52,7 +52,7 @@ export const fromTables = (pets: PetTable, orders: OrderTable, events: EventTabl
     const updated = orders.setStatus(id, decision.success.order, now)
     events.append(ORDER_EVENT_TYPE[event], orderData(updated), now)
     return updated
-  })
+  }))
 
   return OrderRepository.of({ place, get, list, transition })
 }

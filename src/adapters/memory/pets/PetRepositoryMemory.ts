@@ -10,8 +10,8 @@ import type { PetQuery } from "../../../domain/pets/PetQuery.ts"
 import { PetRepository } from "../../../ports/pets/PetRepository.ts"
 import { EventTable } from "../events/EventTable.ts"
 import { PetTable } from "./PetTable.ts"
+import * as Spans from "../../observability/Spans.ts"
 
-/**
 /**
  * A PetRepository over `pets`, which an OrderRepository may share (see StoreMemory), that
  * records each change in `events`, and `hasOpenOrder`, what that OrderRepository's table
@@ -27,17 +27,16 @@ export const fromTables = (
   const record = (clock: Clock.Clock, type: EventType, data: EventData) =>
     events.append(type, data, DateTime.makeUnsafe(clock.currentTimeMillisUnsafe()))
 
-  const create = Effect.fn("PetRepository.create")(function*(input: NewPet) {
+  const create = Spans.method("PetRepository.create", Effect.fnUntraced(function*(input: NewPet) {
     const clock = yield* Clock.Clock
     const pet = pets.insert(input)
     record(clock, "pet.created", petData(pet))
     return pet
-  })
+  }))
 
-  const get = Effect.fn("PetRepository.get")(function*(id: PetId) {
+  const get = Spans.method("PetRepository.get", (id: PetId) => {
     const pet = pets.get(id)
-    if (pet === undefined) return yield* new PetNotFound({ id })
-    return pet
+    return pet === undefined ? Effect.fail(new PetNotFound({ id })) : Effect.succeed(pet)
   })
 
   const stateOf = (id: PetId): Result.Result<PetState, PetNotFound> => {
@@ -45,7 +44,7 @@ export const fromTables = (
     return pet === undefined ? Result.fail(new PetNotFound({ id })) : Result.succeed({ pet, hasOpenOrder: hasOpenOrder(id) })
   }
 
-  const update = Effect.fn("PetRepository.update")((id: PetId, patch: PetPatch, precondition: PetPrecondition) =>
+  const update = Spans.method("PetRepository.update", (id: PetId, patch: PetPatch, precondition: PetPrecondition) =>
     Effect.clockWith((clock) =>
       Result.flatMap(stateOf(id), (state) => decideUpdate(state, patch, precondition)).pipe(
         Result.map((after) => {
@@ -59,7 +58,7 @@ export const fromTables = (
     )
   )
 
-  const remove = Effect.fn("PetRepository.delete")((id: PetId, precondition: PetPrecondition) =>
+  const remove = Spans.method("PetRepository.delete", (id: PetId, precondition: PetPrecondition) =>
     Effect.clockWith((clock) =>
       Result.flatMap(stateOf(id), (state) => decideDelete(state, precondition)).pipe(
         Result.map(() => {
@@ -72,9 +71,9 @@ export const fromTables = (
     )
   )
 
-  const list = Effect.fn("PetRepository.list")((query: PetQuery) => Effect.sync(() => pets.page(query)))
+  const list = Spans.method("PetRepository.list", (query: PetQuery) => Effect.sync(() => pets.page(query)))
 
-  const inventory = Effect.sync(() => pets.inventory()).pipe(Effect.withSpan("PetRepository.inventory"))
+  const inventory = Effect.sync(() => pets.inventory()).pipe(Spans.span("PetRepository.inventory"))
 
   return PetRepository.of({ create, get, update, delete: remove, list, inventory, ready: Effect.void })
 }

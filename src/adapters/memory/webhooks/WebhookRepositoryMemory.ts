@@ -6,6 +6,7 @@ import type { WebhookId } from "../../../domain/webhooks/WebhookId.ts"
 import type { WebhookSecret } from "../../../domain/webhooks/WebhookSecret.ts"
 import { WebhookSubscription } from "../../../domain/webhooks/WebhookSubscription.ts"
 import { type DeliveryProgress, WebhookRepository } from "../../../ports/webhooks/WebhookRepository.ts"
+import * as Spans from "../../observability/Spans.ts"
 
 interface Entry {
   webhook: WebhookSubscription
@@ -35,7 +36,7 @@ export const make = Effect.sync(() => {
       : [entry.secret]
 
   return WebhookRepository.of({
-    create: Effect.fn("WebhookRepository.create")((request) =>
+    create: Spans.method("WebhookRepository.create", (request) =>
       Effect.sync(() => {
         const webhook = new WebhookSubscription({
           id: ++lastId as WebhookId,
@@ -58,18 +59,18 @@ export const make = Effect.sync(() => {
     list: Effect.sync(() => [...entries.values()].map((entry) => entry.webhook)).pipe(
       Effect.withSpan("WebhookRepository.list")
     ),
-    get: Effect.fn("WebhookRepository.get")((id: WebhookId) => Effect.map(find(id), (entry) => entry.webhook)),
-    delete: Effect.fn("WebhookRepository.delete")((id: WebhookId) =>
+    get: Spans.method("WebhookRepository.get", (id: WebhookId) => Effect.map(find(id), (entry) => entry.webhook)),
+    delete: Spans.method("WebhookRepository.delete", (id: WebhookId) =>
       Effect.map(find(id), () => void entries.delete(id))
     ),
-    rotateSecret: Effect.fn("WebhookRepository.rotateSecret")((id, at, overlap) =>
+    rotateSecret: Spans.method("WebhookRepository.rotateSecret", (id, at, overlap) =>
       Effect.map(find(id), (entry) => {
         entry.previous = { secret: entry.secret, until: DateTime.addDuration(at, overlap) }
         entry.secret = issueSecret()
         return { webhook: entry.webhook, secret: entry.secret }
       })
     ),
-    disable: Effect.fn("WebhookRepository.disable")((id, reason, at) =>
+    disable: Spans.method("WebhookRepository.disable", (id, reason, at) =>
       Effect.map(find(id), (entry) => {
         if (entry.webhook.state._tag === "active") {
           entry.webhook = new WebhookSubscription({
@@ -80,7 +81,7 @@ export const make = Effect.sync(() => {
         return entry.webhook
       })
     ),
-    due: Effect.fn("WebhookRepository.due")((now, limit) =>
+    due: Spans.method("WebhookRepository.due", (now, limit) =>
       Effect.sync(() =>
         [...entries.values()]
           .filter((entry) =>
@@ -91,7 +92,7 @@ export const make = Effect.sync(() => {
           .map((entry) => ({ webhook: entry.webhook, secrets: signing(entry, now), progress: entry.progress }))
       )
     ),
-    recordAttempt: Effect.fn("WebhookRepository.recordAttempt")((id, attempt, progress) =>
+    recordAttempt: Spans.method("WebhookRepository.recordAttempt", (id, attempt, progress) =>
       Effect.map(find(id), (entry) => {
         const recorded = new DeliveryAttempt({
           id: ++lastDeliveryId as DeliveryId,
@@ -103,12 +104,12 @@ export const make = Effect.sync(() => {
         return recorded
       })
     ),
-    advance: Effect.fn("WebhookRepository.advance")((id, progress) =>
+    advance: Spans.method("WebhookRepository.advance", (id, progress) =>
       Effect.map(find(id), (entry) => {
         entry.progress = progress
       })
     ),
-    deliveries: Effect.fn("WebhookRepository.deliveries")((id, page) =>
+    deliveries: Spans.method("WebhookRepository.deliveries", (id, page) =>
       Effect.map(find(id), (entry) => entry.attempts.filter((attempt) => attempt.id > page.after).slice(0, page.limit))
     )
   })

@@ -11,6 +11,7 @@ import { EVENTS_CHANNEL } from "./EventAppend.ts"
 import * as Migrations from "../Migrations.ts"
 import { unavailableOrDie } from "../UnavailableOrDie.ts"
 import { SqlPg } from "../SqlPgDriver.ts"
+import * as Spans from "../../observability/Spans.ts"
 
 /** Tuning for the SQL-backed event log. */
 export interface Options {
@@ -105,7 +106,7 @@ export const make = (options: Options) =>
             SELECT count(*)::bigint AS removed FROM gone`
     })
 
-    const page: EventLog["Service"]["page"] = Effect.fn("EventLog.page")((query) =>
+    const page: EventLog["Service"]["page"] = Spans.method("EventLog.page", (query) =>
       rows({ after: query.after, limit: query.limit, types: query.types ?? [] }).pipe(
         Effect.map((found) => found.map(toEvent)),
         guard
@@ -126,7 +127,7 @@ export const make = (options: Options) =>
       Effect.withSpan("EventLog.sweptThrough")
     )
 
-    const sweep: EventLog["Service"]["sweep"] = Effect.fn("EventLog.sweep")((query) =>
+    const sweep: EventLog["Service"]["sweep"] = Spans.method("EventLog.sweep", (query) =>
       sweepBatch(query).pipe(
         Effect.catchTag("NoSuchElementError", Effect.die),
         Effect.map(({ removed }) => Number(removed)),

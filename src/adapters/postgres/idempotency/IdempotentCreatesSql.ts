@@ -10,6 +10,7 @@ import { InFlightKeys } from "../../idempotency/InFlightKeys.ts"
 import * as Migrations from "../Migrations.ts"
 import type { Options as RepositoryOptions } from "../pets/PetRepositorySql.ts"
 import { unavailableOrDie } from "../UnavailableOrDie.ts"
+import * as Spans from "../../observability/Spans.ts"
 
 /** Tuning for the SQL-backed IdempotentCreates. */
 export interface Options extends RepositoryOptions, IdempotencyOptions {
@@ -86,7 +87,8 @@ export const make = (options: Options): Effect.Effect<
             fingerprint = EXCLUDED.fingerprint, status = EXCLUDED.status, body = EXCLUDED.body,
             location = EXCLUDED.location, etag = EXCLUDED.etag, created_at = now()`
 
-    // A plain span rather than Effect.fn, which would erase the type parameter R.
+      // A span made once, not Effect.fn, which would erase the type parameter R.
+    const runSpan = Spans.span("IdempotentCreates.run")
     const run = <R>(request: IdempotentRequest, create: Effect.Effect<StoredResponse, StoreUnavailable, R>) => {
       const attempt = sql.withTransaction(Effect.gen(function*() {
         yield* lockKey(request)
@@ -106,7 +108,7 @@ export const make = (options: Options): Effect.Effect<
         yield* keep(request, response)
         return { response, replayed: false }
       }))
-      return inFlight.exclusive(keyIdentity(request), guard(attempt)).pipe(Effect.withSpan("IdempotentCreates.run"))
+      return inFlight.exclusive(keyIdentity(request), guard(attempt)).pipe(runSpan)
     }
 
     // Every instance sweeps; the deletes are idempotent. A failed sweep is retried next time.

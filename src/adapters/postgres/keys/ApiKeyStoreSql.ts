@@ -10,6 +10,7 @@ import { ApiKeyStore } from "../../../ports/keys/ApiKeyStore.ts"
 import * as ReleaseDeadline from "../../process/ReleaseDeadline.ts"
 import * as Migrations from "../Migrations.ts"
 import { unavailableOrDie } from "../UnavailableOrDie.ts"
+import * as Spans from "../../observability/Spans.ts"
 
 /** The PostgreSQL channel on which every key change is announced to the other instances. */
 export const CHANGES_CHANNEL = "animal_store_api_keys"
@@ -97,10 +98,10 @@ export const make = (options: Options) =>
             FROM api_keys ORDER BY created_at, id`
     })
 
-    const insert = Effect.fn("ApiKeyStore.insert")((key: ApiKey) => guard(Effect.asVoid(announced(insertStatement(key)))))
+    const insert = Spans.method("ApiKeyStore.insert", (key: ApiKey) => guard(Effect.asVoid(announced(insertStatement(key)))))
 
     // The table lock makes "is it empty?" and the insert one step for concurrent starters.
-    const insertIfEmpty = Effect.fn("ApiKeyStore.insertIfEmpty")((key: ApiKey) =>
+    const insertIfEmpty = Spans.method("ApiKeyStore.insertIfEmpty", (key: ApiKey) =>
       guard(sql.withTransaction(Effect.gen(function*() {
         yield* sql`LOCK TABLE api_keys IN EXCLUSIVE MODE`
         const existing = yield* sql`SELECT 1 FROM api_keys LIMIT 1`
@@ -110,9 +111,9 @@ export const make = (options: Options) =>
       })))
     )
 
-    const list = guard(Effect.map(all(undefined), (rows) => rows.map(toKey))).pipe(Effect.withSpan("ApiKeyStore.list"))
+    const list = guard(Effect.map(all(undefined), (rows) => rows.map(toKey))).pipe(Spans.span("ApiKeyStore.list"))
 
-    const revoke = Effect.fn("ApiKeyStore.revoke")((ids: ReadonlyArray<KeyId>, at: DateTime.Utc) =>
+    const revoke = Spans.method("ApiKeyStore.revoke", (ids: ReadonlyArray<KeyId>, at: DateTime.Utc) =>
       ids.length === 0 ? Effect.void : guard(Effect.asVoid(announced(
         sql`UPDATE api_keys SET revoked_at = ${date(at)} WHERE ${sql.in("id", ids)} AND revoked_at IS NULL`
       )))
@@ -123,17 +124,16 @@ export const make = (options: Options) =>
         discard: true
       })
 
-    const expire = Effect.fn("ApiKeyStore.expire")((expiries: ReadonlyArray<readonly [KeyId, DateTime.Utc]>) =>
+    const expire = Spans.method("ApiKeyStore.expire", (expiries: ReadonlyArray<readonly [KeyId, DateTime.Utc]>) =>
       guard(announced(expireStatements(expiries)))
     )
 
     // One transaction: an insert that fails rolls the expiries back.
-    const rotate = Effect.fn("ApiKeyStore.rotate")(
-      (successor: ApiKey, expiries: ReadonlyArray<readonly [KeyId, DateTime.Utc]>) =>
+    const rotate = Spans.method("ApiKeyStore.rotate", (successor: ApiKey, expiries: ReadonlyArray<readonly [KeyId, DateTime.Utc]>) =>
         guard(Effect.asVoid(announced(Effect.andThen(expireStatements(expiries), insertStatement(successor)))))
     )
 
-    const touch = Effect.fn("ApiKeyStore.touch")((uses: ReadonlyArray<readonly [KeyId, DateTime.Utc]>) =>
+    const touch = Spans.method("ApiKeyStore.touch", (uses: ReadonlyArray<readonly [KeyId, DateTime.Utc]>) =>
       guard(Effect.forEach(
         uses,
         ([id, at]) =>

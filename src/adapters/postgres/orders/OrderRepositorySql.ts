@@ -16,6 +16,7 @@ import { appendEvent } from "../events/EventAppend.ts"
 import * as Migrations from "../Migrations.ts"
 import type { Options } from "../pets/PetRepositorySql.ts"
 import { unavailableOrDie } from "../UnavailableOrDie.ts"
+import * as Spans from "../../observability/Spans.ts"
 
 // Rows are decoded through the domain schemas, so a row no service could have written fails loudly.
 const OrderRow = Schema.Struct({
@@ -144,7 +145,7 @@ export const make = (options: Options) =>
       execute: (page) => pageStatement(sql, page)
     })
 
-    const place = Effect.fn("OrderRepository.place")((petId: PetId) =>
+    const place = Spans.method("OrderRepository.place", (petId: PetId) =>
       sql.withTransaction(Effect.gen(function*() {
         const claimed = yield* claimPet(petId)
         if (claimed.length === 0) {
@@ -163,18 +164,16 @@ export const make = (options: Options) =>
       })).pipe(Effect.catchTag("NoSuchElementError", Effect.die), guard)
     )
 
-    const get = Effect.fn("OrderRepository.get")(function*(id: OrderId) {
-      const row = (yield* guard(byId(id)))[0]
-      if (row === undefined) return yield* new OrderNotFound({ id })
-      return toOrder(row)
-    })
+    const get = Spans.method("OrderRepository.get", (id: OrderId) =>
+      Effect.flatMap(guard(byId(id)), (rows) =>
+        rows[0] === undefined ? Effect.fail(new OrderNotFound({ id })) : Effect.succeed(toOrder(rows[0]))))
 
-    const list = Effect.fn("OrderRepository.list")((query: OrderQuery) =>
+    const list = Spans.method("OrderRepository.list", (query: OrderQuery) =>
       page({ limit: query.limit, status: query.status ?? null, petId: query.petId ?? null, after: query.after ?? 0n })
         .pipe(Effect.map((rows) => rows.map(toOrder)), guard)
     )
 
-    const transition = Effect.fn("OrderRepository.transition")((id: OrderId, event: OrderTransitionEvent) =>
+    const transition = Spans.method("OrderRepository.transition", (id: OrderId, event: OrderTransitionEvent) =>
       sql.withTransaction(Effect.gen(function*() {
         const order = (yield* lockOrder(id))[0]
         if (order === undefined) return yield* new OrderNotFound({ id })

@@ -18,6 +18,7 @@ import { PetRepository } from "../../../ports/pets/PetRepository.ts"
 import { appendEvent } from "../events/EventAppend.ts"
 import * as Migrations from "../Migrations.ts"
 import { unavailableOrDie } from "../UnavailableOrDie.ts"
+import * as Spans from "../../observability/Spans.ts"
 
 /** Tuning for the SQL-backed repository. */
 export interface Options {
@@ -205,7 +206,7 @@ export const make = (options: Options) =>
     const recorded = <E>(created: Effect.Effect<Pet, E | SqlError.SqlError>) =>
       sql.withTransaction(Effect.tap(created, (pet) => appendEvent(sql, "pet.created", petData(pet))))
 
-    const create = Effect.fn("PetRepository.create")((pet: NewPet) => {
+    const create = Spans.method("PetRepository.create", (pet: NewPet) => {
       const row = { name: pet.name, categoryId: pet.categoryId, status: pet.status ?? null }
       return options.sharedConnection === true
         ? Effect.suspend(() => {
@@ -219,15 +220,12 @@ export const make = (options: Options) =>
         : recorded(insert(row).pipe(Effect.catchTag("NoSuchElementError", Effect.die), Effect.map(toPet))).pipe(guard)
     })
 
-    const get = Effect.fn("PetRepository.get")(function*(id: PetId) {
-      const rows = yield* guard(byId(id))
-      const row = rows[0]
-      if (row === undefined) return yield* new PetNotFound({ id })
-      return toPet(row)
-    })
+    const get = Spans.method("PetRepository.get", (id: PetId) =>
+      Effect.flatMap(guard(byId(id)), (rows) =>
+        rows[0] === undefined ? Effect.fail(new PetNotFound({ id })) : Effect.succeed(toPet(rows[0]))))
 
     // One transaction each: lock, decide, write, and record the change's event.
-    const update = Effect.fn("PetRepository.update")((id: PetId, patch: PetPatch, precondition: PetPrecondition) =>
+    const update = Spans.method("PetRepository.update", (id: PetId, patch: PetPatch, precondition: PetPrecondition) =>
       sql.withTransaction(Effect.gen(function*() {
         const state = yield* lockedState(id)
         const decision = decideUpdate(state, patch, precondition)
@@ -247,7 +245,7 @@ export const make = (options: Options) =>
       })).pipe(Effect.catchTag("NoSuchElementError", Effect.die), guard)
     )
 
-    const remove = Effect.fn("PetRepository.delete")((id: PetId, precondition: PetPrecondition) =>
+    const remove = Spans.method("PetRepository.delete", (id: PetId, precondition: PetPrecondition) =>
       sql.withTransaction(Effect.gen(function*() {
         const state = yield* lockedState(id)
         const decision = decideDelete(state, precondition)
@@ -257,7 +255,7 @@ export const make = (options: Options) =>
       })).pipe(Effect.catchTag("NoSuchElementError", Effect.die), guard)
     )
 
-    const list = Effect.fn("PetRepository.list")((query: PetQuery) =>
+    const list = Spans.method("PetRepository.list", (query: PetQuery) =>
       page({ limit: query.limit, status: query.status ?? null, after: query.after ?? 0n }).pipe(
         Effect.map((rows) => rows.map(toPet)),
         guard
@@ -268,13 +266,13 @@ export const make = (options: Options) =>
       Effect.catchTag("NoSuchElementError", Effect.die),
       Effect.map(toInventory),
       guard,
-      Effect.withSpan("PetRepository.inventory")
+      Spans.span("PetRepository.inventory")
     )
 
     // Ready when the database answers and records this release's migrations.
     const ready = guard(migrations.check).pipe(
       Effect.catchTag("SchemaOutOfDate", (error) => Effect.fail(new StoreUnavailable({ message: error.message }))),
-      Effect.withSpan("PetRepository.ready")
+      Spans.span("PetRepository.ready")
     )
 
     return PetRepository.of({ create, get, update, delete: remove, list, inventory, ready })

@@ -13,6 +13,7 @@ import { type DeliveryProgress, WebhookRepository } from "../../../ports/webhook
 import * as Migrations from "../Migrations.ts"
 import type { Options } from "../pets/PetRepositorySql.ts"
 import { unavailableOrDie } from "../UnavailableOrDie.ts"
+import * as Spans from "../../observability/Spans.ts"
 
 const COLUMNS = `id, url, types, created_at, disabled_at, disabled_reason, secret, previous_secret,
   previous_secret_until, cursor_event_id, attempt, next_attempt_at`
@@ -100,7 +101,7 @@ export const make = (options: Options) =>
         (rows) => rows[0] === undefined ? Effect.fail(new WebhookNotFound({ id })) : Effect.succeed(rows[0])
       )
 
-    const create = Effect.fn("WebhookRepository.create")((request: {
+    const create = Spans.method("WebhookRepository.create", (request: {
       readonly url: WebhookUrl
       readonly types: readonly [EventType, ...Array<EventType>]
       readonly createdAt: DateTime.Utc
@@ -126,16 +127,16 @@ export const make = (options: Options) =>
       execute: () => sql`SELECT ${columns} FROM webhooks ORDER BY id`
     })(undefined).pipe(Effect.map((rows) => rows.map(toWebhook)), guard, Effect.withSpan("WebhookRepository.list"))
 
-    const get = Effect.fn("WebhookRepository.get")((id: WebhookId) =>
+    const get = Spans.method("WebhookRepository.get", (id: WebhookId) =>
       guard(Effect.map(one(id, sql`SELECT ${columns} FROM webhooks WHERE id = ${id}`), toWebhook))
     )
 
     // The attempts go with it (ON DELETE CASCADE).
-    const remove = Effect.fn("WebhookRepository.delete")((id: WebhookId) =>
+    const remove = Spans.method("WebhookRepository.delete", (id: WebhookId) =>
       guard(Effect.asVoid(one(id, sql`DELETE FROM webhooks WHERE id = ${id} RETURNING ${columns}`)))
     )
 
-    const rotateSecret = Effect.fn("WebhookRepository.rotateSecret")(
+    const rotateSecret = Spans.method("WebhookRepository.rotateSecret", 
       (id: WebhookId, at: DateTime.Utc, overlap: Duration.Duration) => {
         const secret = issueSecret()
         return guard(Effect.map(
@@ -150,7 +151,7 @@ export const make = (options: Options) =>
       }
     )
 
-    const disable = Effect.fn("WebhookRepository.disable")((id: WebhookId, reason: string, at: DateTime.Utc) =>
+    const disable = Spans.method("WebhookRepository.disable", (id: WebhookId, reason: string, at: DateTime.Utc) =>
       guard(Effect.map(
         one(
           id,
@@ -162,7 +163,7 @@ export const make = (options: Options) =>
       ))
     )
 
-    const due = Effect.fn("WebhookRepository.due")((now: DateTime.Utc, limit: number) =>
+    const due = Spans.method("WebhookRepository.due", (now: DateTime.Utc, limit: number) =>
       SqlSchema.findAll({
         Request: Schema.Void,
         Result: WebhookRow,
@@ -182,11 +183,11 @@ export const make = (options: Options) =>
             WHERE id = ${id} RETURNING ${columns}`
       )
 
-    const advance = Effect.fn("WebhookRepository.advance")((id: WebhookId, progress: DeliveryProgress) =>
+    const advance = Spans.method("WebhookRepository.advance", (id: WebhookId, progress: DeliveryProgress) =>
       guard(Effect.asVoid(progressStatement(id, progress)))
     )
 
-    const recordAttempt = Effect.fn("WebhookRepository.recordAttempt")((
+    const recordAttempt = Spans.method("WebhookRepository.recordAttempt", (
       id: WebhookId,
       attempt: Parameters<WebhookRepository["Service"]["recordAttempt"]>[1],
       progress: DeliveryProgress
@@ -207,7 +208,7 @@ export const make = (options: Options) =>
       })).pipe(Effect.catchTag("NoSuchElementError", Effect.die), guard)
     )
 
-    const deliveries = Effect.fn("WebhookRepository.deliveries")((
+    const deliveries = Spans.method("WebhookRepository.deliveries", (
       id: WebhookId,
       page: { readonly after: DeliveryId | 0n; readonly limit: number }
     ) =>

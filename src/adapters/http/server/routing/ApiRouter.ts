@@ -41,6 +41,7 @@ import * as BearerCheck from "../policies/BearerCheck.ts"
 import { errorResponse } from "../policies/ErrorResponses.ts"
 import { type DomainError, toHttpError } from "../policies/HttpErrors.ts"
 import * as IdempotentResponses from "../policies/IdempotentResponses.ts"
+import * as Spans from "../../../observability/Spans.ts"
 import type { Reply } from "./Reply.ts"
 
 type Endpoints = typeof Api extends HttpApi.HttpApi<string, infer Groups> ? HttpApiGroup.Endpoints<Groups> : never
@@ -234,17 +235,14 @@ const compile = <R>(
     })
 
   if (!authorization) return serve(undefined)
-  // A plain span, not Effect.fn: this is no service method, and Effect.fn captures a stack trace on every call.
-  return Effect.withSpan(
-    Effect.gen(function*() {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      return yield* services.check(request.headers["authorization"] === undefined ? undefined : yield* decodeBearer, {
-        refused: (error) => Effect.succeed(unauthorized(error)),
-        admitted: serve
-      })
-    }),
-    "Authorization.bearerAuth"
-  )
+  // The key check's span, made only when an exporter reads it (Spans).
+  return Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    return yield* services.check(request.headers["authorization"] === undefined ? undefined : yield* decodeBearer, {
+      refused: (error) => Effect.succeed(unauthorized(error)),
+      admitted: serve
+    })
+  }).pipe(Spans.span("Authorization.bearerAuth"))
 }
 
 /** The routes of every /v1 operation, served by `handlers`. */
