@@ -18,6 +18,7 @@ import { redisAvailable, startRedis } from "../adapters/ratelimits/RedisServer.t
 import { createKey, keysCli } from "./KeysCli.ts"
 import { createDatabase, databaseUrl, dropAllDatabases, postgresAvailable, query } from "./PgAdmin.ts"
 import { eventually, killAll, type ServiceProcess, sleep, startService } from "./ServiceProcess.ts"
+import * as ApiKeyStoreSql from "../../src/adapters/postgres/keys/ApiKeyStoreSql.ts"
 
 /** DRAIN_TIMEOUT plus the 5 s the releases get after it, as main.ts documents. */
 const SHUTDOWN_BOUND_MS = 15_000
@@ -68,11 +69,14 @@ afterAll(async () => {
 })
 
 /** The backends serving `database` (all, or only the LISTEN connections), this query's own excepted. */
+const KEY_LISTENER = ApiKeyStoreSql.LISTENER_APPLICATION_NAME
+
 const backendsOf = async (database: string, only: "all" | "listeners" = "all"): Promise<Array<number>> => {
   const rows = await query<{ pid: number }>(
     database,
     `SELECT pid FROM pg_stat_activity WHERE datname = '${database}' AND pid <> pg_backend_pid()` +
-      (only === "all" ? "" : " AND (application_name = 'animal-store key changes' OR query LIKE 'LISTEN%')")
+      // The key-change listener (the event feed listens on a connection of its own).
+      (only === "all" ? "" : ` AND application_name = '${KEY_LISTENER}'`)
   )
   return rows.map((row) => Number(row.pid))
 }
