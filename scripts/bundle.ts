@@ -1,6 +1,7 @@
 /**
  * The service as `npm start` runs it: `src/main.ts` and the database thread's module
- * bundled by rolldown. Node loads the service's 390 modules one by one, resolving each
+ * bundled by rolldown; and, in `tools/` beside it, the migrate, keys and webhooks
+ * commands (`build/migrate.js` …), for a tree without `src/` such as the image. Node loads the service's 390 modules one by one, resolving each
  * through the file system (about half a second on the benchmark machine); a bundle of a
  * few chunks starts in about half the time and holds 30–45 MB less at idle. Modules
  * imported on demand (a store's driver, PGlite's thread, the docs page) stay chunks of
@@ -44,11 +45,14 @@ const inputsHash = (): string => {
   return hash.digest("hex").slice(0, 16)
 }
 
-const bundleInto = async (dir: string): Promise<void> => {
+/** The commands besides the service, built on their own so the service's chunks stay as they are. */
+export const tools = { migrate: "src/migrateMain.ts", keys: "src/keysMain.ts", webhooks: "src/webhooksMain.ts" }
+
+const bundleInto = async (dir: string, entries: Readonly<Record<string, string>>): Promise<void> => {
   const { build } = await import("rolldown")
   const output = await build({
     input: {
-      main: Path.join(root, "src/main.ts"),
+      ...Object.fromEntries(Object.entries(entries).map(([name, path]) => [name, Path.join(root, path)])),
       // Started by PgliteThread as `./PgliteWorker.js` next to the chunk that holds it.
       PgliteWorker: Path.join(root, "src/adapters/embedded/PgliteWorker.ts")
     },
@@ -93,7 +97,9 @@ export const bundleService = async (): Promise<string> => {
     // Built aside and renamed into place, so a build cut short is never taken for a complete one.
     const scratch = Path.join(buildDir, `${hash}.partial-${process.pid}`)
     Fs.rmSync(scratch, { recursive: true, force: true })
-    await bundleInto(scratch)
+    await bundleInto(scratch, { main: "src/main.ts" })
+    // The commands (npm run migrate, keys, webhooks), for a tree without src/, such as the image.
+    await bundleInto(Path.join(scratch, "tools"), tools)
     try {
       Fs.renameSync(scratch, dir)
     } catch (error) {
@@ -102,9 +108,13 @@ export const bundleService = async (): Promise<string> => {
       Fs.rmSync(scratch, { recursive: true, force: true })
     }
   }
-  const pointer = `${entry}.${process.pid}`
-  Fs.writeFileSync(pointer, `// The newest build of scripts/bundle.ts.\nimport "./${hash}/main.js"\n`)
-  Fs.renameSync(pointer, entry)
+  const point = (file: string, target: string) => {
+    const pointer = `${file}.${process.pid}`
+    Fs.writeFileSync(pointer, `// The newest build of scripts/bundle.ts.\nimport "./${hash}/${target}"\n`)
+    Fs.renameSync(pointer, file)
+  }
+  for (const name of Object.keys(tools)) point(Path.join(buildDir, `${name}.js`), `tools/${name}.js`)
+  point(entry, "main.js")
   const now = Date.now()
   Fs.utimesSync(dir, now / 1000, now / 1000)
   const older = Fs.readdirSync(buildDir, { withFileTypes: true })

@@ -15,7 +15,7 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { promisify } from "node:util"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
-import { entry } from "../../scripts/bundle.ts"
+import { entry, tools } from "../../scripts/bundle.ts"
 import { createPet, killAll, listAll, nodeBin, removeTempDirs, repoRoot, startService, tempDir } from "./ServiceProcess.ts"
 import { startScript } from "./StartScript.ts"
 
@@ -73,6 +73,9 @@ describe("the production tree (npm ci --omit=dev and the bundle, in a clean dire
     Fs.mkdirSync(Path.join(made, "build"))
     Fs.cpSync(Path.join(Path.dirname(entry), build), Path.join(made, "build", build), { recursive: true })
     Fs.copyFileSync(entry, Path.join(made, "build", "main.js"))
+    for (const name of Object.keys(tools)) {
+      Fs.copyFileSync(Path.join(Path.dirname(entry), `${name}.js`), Path.join(made, "build", `${name}.js`))
+    }
     dir = made
     return made
   }
@@ -89,6 +92,26 @@ describe("the production tree (npm ci --omit=dev and the bundle, in a clean dire
         .map(([path]) => path)
     ).toEqual([])
     expect(Fs.existsSync(Path.join(tree, "node_modules", "@electric-sql", "pglite"))).toBe(true)
+  }, 300_000)
+
+  it("runs the commands from the bundle: migrate apply and a key for a new data directory, then serves with that key", async () => {
+    const tree = await productionTree()
+    const env = { PATH: process.env["PATH"] ?? "", HOME: process.env["HOME"] ?? "", DATA_DIR: Path.join(tempDir(), "data") }
+    const command = (name: string, args: ReadonlyArray<string>) =>
+      run(nodeBin, [Path.join(tree, "build", `${name}.js`), ...args], { cwd: tree, env, timeout: 120_000 })
+    expect((await command("migrate", ["apply"])).stdout).toMatch(/^Applied 0001_create_pets$/m)
+    const key = (await command("keys", ["create", "--name", "image", "--scope", "write"])).stdout.trim()
+    expect(key).toMatch(/^as_[0-9a-f]{12}_/)
+    expect((await command("webhooks", ["list"])).stdout.trim()).toBe("ID  URL  TYPES  CREATED  STATE")
+    const start = startScript()
+    const service = await startService({
+      cwd: tree,
+      nodeArgs: [...start.flags, start.entry],
+      env: { ...start.env, STORE: "embedded", DATA_DIR: env.DATA_DIR, MIGRATE: "off" },
+      startTimeoutMs: 60_000
+    })
+    expect((await createPet(service, key, { name: "Rex", categoryId: 1 })).name).toBe("Rex")
+    expect((await service.stop()).code).toBe(0)
   }, 300_000)
 
   it.each([
