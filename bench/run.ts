@@ -19,6 +19,7 @@
  *            embedded, postgres): it should cost about a get at any size
  *   memory   heap per 100k pets: memory adapter vs a plain Map
  *   hostile  cost of rejecting large/invalid bodies; /healthz latency under a 1 MiB flood
+ *   sse      1,000 Server-Sent Events subscribers on one instance: the RSS they add (target < 100 MB)
  *   instructions
  *            instructions per request under valgrind's callgrind (repeatable within about 5%,
  *            unlike req/s on shared cores): Animal Store on memory and PostgreSQL vs the
@@ -68,6 +69,7 @@ import { checkPgServer, createDatabase, dropDatabase } from "./pg-admin.ts"
 import { makeReport } from "./report.ts"
 import type { RepositoryArgs, RepositoryResult, RepositoryRow } from "./repository.ts"
 import { scaleSection } from "./scale.ts"
+import { sseSection } from "./sse.ts"
 import { type Server, startReference, startService } from "./servers.ts"
 
 if (Number(process.versions.node.split(".")[0]) < 24) {
@@ -84,7 +86,7 @@ const { values: flags } = parseArgs({
   }
 })
 const QUICK = flags.quick
-const ALL_SECTIONS = ["repo", "http", "scale", "inventory", "memory", "hostile", "instructions"]
+const ALL_SECTIONS = ["repo", "http", "scale", "inventory", "memory", "hostile", "sse", "instructions"]
 const SECTIONS = new Set((flags.sections ?? (QUICK ? "http,scale" : ALL_SECTIONS.join(","))).split(",").map((s) => s.trim()))
 for (const name of SECTIONS) {
   if (!ALL_SECTIONS.includes(name)) {
@@ -285,6 +287,10 @@ const repositorySection = async () => {
 
 const httpSectionRun = async () => {
   output["http"] = await httpSection({ report, work, apiKey: API_KEY, pgUrl: await usablePgUrl("http"), ...HTTP })
+}
+
+const sseSectionRun = async () => {
+  output["sse"] = await sseSection({ report, work, apiKey: API_KEY })
 }
 
 const scaleSectionRun = async () => {
@@ -591,6 +597,7 @@ const main = async () => {
     ["inventory", inventorySection],
     ["memory", memorySection],
     ["hostile", hostileSection],
+    ["sse", sseSectionRun],
     ["instructions", instructionsSectionRun]
   ]
   try {

@@ -1,4 +1,4 @@
-import { Config, type LogLevel, Option, Redacted, Result, Schema, SchemaTransformation } from "effect"
+import { Config, Duration, type LogLevel, Option, Redacted, Result, Schema, SchemaTransformation } from "effect"
 import { IpNetwork } from "effect/net"
 
 const LOG_LEVEL_NAMES = ["all", "fatal", "error", "warn", "info", "debug", "trace", "none"] as const
@@ -116,6 +116,10 @@ export const ServiceConfig = Config.all({
   rateLimit: rateLimit("RATE_LIMIT", "200/2s", true),
   rateLimitAddress: rateLimit("RATE_LIMIT_ADDRESS", "20/10s", false),
   redisUrl: Config.Redacted("REDIS_URL").pipe(Config.option),
+  // How long the event feed keeps an event; a cursor older than that answers 410 cursor_expired.
+  eventsRetention: Config.Duration("EVENTS_RETENTION").pipe(Config.withDefault(Duration.days(7))),
+  // How often an idle SSE stream sends a heartbeat comment.
+  eventsHeartbeat: Config.Duration("EVENTS_HEARTBEAT").pipe(Config.withDefault(Duration.seconds(15))),
   trustProxy: Config.schema(TrustedProxies, "TRUST_PROXY").pipe(
     Config.map((list) => list.split(",").map((entry) => IpNetwork.fromStringUnsafe(networkOf(entry.trim())))),
     Config.withDefault([] as ReadonlyArray<IpNetwork.IpNetwork>)

@@ -7,12 +7,14 @@
 import { Console, Duration, Effect, Layer, Option, Redacted, References } from "effect"
 import * as RateLimiter from "effect/persistence/RateLimiter"
 import { randomBytes } from "node:crypto"
+import * as EventRetention from "./application/events/EventRetention.ts"
 import * as ApiKeyAdminLocal from "./application/keys/ApiKeyAdminLocal.ts"
 import * as ApiKeysCached from "./adapters/apikeys/ApiKeysCached.ts"
 import * as StoreMetrics from "./adapters/observability/StoreMetrics.ts"
 import * as RateLimiterStoreMemory from "./adapters/ratelimits/RateLimiterStoreMemory.ts"
 import * as RateLimitsTokenBucket from "./adapters/ratelimits/RateLimitsTokenBucket.ts"
 import * as ReleaseDeadline from "./adapters/process/ReleaseDeadline.ts"
+import { EventLog } from "./ports/events/EventLog.ts"
 import { IdempotentCreates } from "./ports/idempotency/IdempotentCreates.ts"
 import { WebhookRepository } from "./ports/webhooks/WebhookRepository.ts"
 import type { ServiceConfig } from "./ServiceConfig.ts"
@@ -70,7 +72,8 @@ const adminServer = (store: StoreConfig, service: ServiceConfig) =>
 
 /**
  * What the HTTP app needs of the store's ports: both repositories measured, idempotent
- * creates, the webhook subscriptions, the key check, and the embedded store's admin port.
+ * creates, the event feed with its retention sweep, the webhook subscriptions, the key
+ * check, and the embedded store's admin port.
  */
 export const services = (store: StoreConfig, service: ServiceConfig) =>
   Layer.mergeAll(
@@ -78,6 +81,8 @@ export const services = (store: StoreConfig, service: ServiceConfig) =>
     StoreMetrics.orderRepository,
     Layer.effect(IdempotentCreates, Effect.service(IdempotentCreates)),
     Layer.effect(WebhookRepository, Effect.service(WebhookRepository)),
+    Layer.effect(EventLog, Effect.service(EventLog)),
+    EventRetention.layer({ retention: service.eventsRetention }),
     apiKeys(store, service),
     adminServer(store, service)
   )

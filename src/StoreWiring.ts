@@ -68,9 +68,10 @@ const layers = (config: StoreConfig, options: Options) => Effect.promise(async (
     ])
     return { all: Layer.merge(StoreMemory.layer, ApiKeyStoreMemory.layer), keys: ApiKeyStoreMemory.layer, webhooks: undefined }
   }
-  const [PetRepositorySql, OrderRepositorySql, IdempotentCreatesSql, ApiKeyStoreSql, WebhookRepositorySql] = await Promise.all([
+  const [PetRepositorySql, OrderRepositorySql, EventLogSql, IdempotentCreatesSql, ApiKeyStoreSql, WebhookRepositorySql] = await Promise.all([
     import("./adapters/postgres/pets/PetRepositorySql.ts"),
     import("./adapters/postgres/orders/OrderRepositorySql.ts"),
+    import("./adapters/postgres/events/EventLogSql.ts"),
     import("./adapters/postgres/idempotency/IdempotentCreatesSql.ts"),
     import("./adapters/postgres/keys/ApiKeyStoreSql.ts"),
     import("./adapters/postgres/webhooks/WebhookRepositorySql.ts")
@@ -82,6 +83,7 @@ const layers = (config: StoreConfig, options: Options) => Effect.promise(async (
     // PGlite's one connection carries every call's statements (see PetRepositorySql.Options).
     PetRepositorySql.layer({ ...timeout, sharedConnection: config.store === "embedded" }),
     OrderRepositorySql.layer(timeout),
+    EventLogSql.layer({ ...timeout, listen: options.listen && config.store === "postgres" }),
     IdempotentCreatesSql.layer(timeout),
     keys,
     WebhookRepositorySql.layer(timeout)
@@ -143,7 +145,7 @@ const postgres = (config: StoreConfig, options: Options) =>
     return Layer.provideMerge(schemaWatch, client)
   }))
 
-/** Every port of the store: pets, orders, idempotent creates and API keys (the service). */
+/** Every port of the store: pets, orders, their events, idempotent creates and API keys (the service). */
 export const ports = (config: StoreConfig, options: Options) =>
   Layer.unwrap(Effect.map(layers(config, options), ({ all }) => all))
 

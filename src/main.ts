@@ -111,7 +111,12 @@ const serve = (store: StoreConfigModule.StoreConfig, service: ServiceConfigModul
   // HttpApp writes each request's log line itself, with its id and route.
   const app = HttpApp.layer(
     { production: service.publicBaseUrl, staging: service.stagingBaseUrl },
-    { metrics: service.metrics === "on", cors: service.corsOrigins, webhookAllowPrivate: service.webhookAllowPrivate }
+    {
+      metrics: service.metrics === "on",
+      cors: service.corsOrigins,
+      events: { ...HttpApp.EVENT_FEED_DEFAULTS, heartbeat: service.eventsHeartbeat },
+      webhookAllowPrivate: service.webhookAllowPrivate
+    }
   )
   // Only behind a trusted proxy is X-Forwarded-For believed (the client address of rate limits).
   const forwarded = service.trustProxy.length > 0

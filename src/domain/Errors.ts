@@ -140,3 +140,17 @@ export class PetNotAvailable extends Schema.TaggedError<PetNotAvailable>()("PetN
     return `pet ${this.petId} is ${this.status ?? "without a status"}; only an available pet can be ordered`
   }
 }
+
+/**
+ * A feed cursor points before events that retention has already removed: reading on
+ * from it would skip them silently, so the reader must start again from the oldest kept.
+ */
+export class CursorExpired extends Schema.TaggedError<CursorExpired>()("CursorExpired", {
+  after: Schema.BigInt,
+  sweptThrough: Schema.BigInt
+}) {
+  override get message(): string {
+    return `events after ${this.after} are no longer kept (retention removed those up to ${this.sweptThrough}); ` +
+      `read from the oldest kept event, without after`
+  }
+}

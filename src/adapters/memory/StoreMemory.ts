@@ -1,8 +1,11 @@
 import { Context, Effect, Layer } from "effect"
+import { EventLog } from "../../ports/events/EventLog.ts"
 import type { IdempotentCreates } from "../../ports/idempotency/IdempotentCreates.ts"
 import { OrderRepository } from "../../ports/orders/OrderRepository.ts"
 import { PetRepository } from "../../ports/pets/PetRepository.ts"
 import type { WebhookRepository } from "../../ports/webhooks/WebhookRepository.ts"
+import * as EventLogMemory from "./events/EventLogMemory.ts"
+import { EventTable } from "./events/EventTable.ts"
 import * as IdempotentCreatesMemory from "./idempotency/IdempotentCreatesMemory.ts"
 import * as OrderRepositoryMemory from "./orders/OrderRepositoryMemory.ts"
 import { OrderTable } from "./orders/OrderTable.ts"
@@ -12,8 +15,9 @@ import * as WebhookRepositoryMemory from "./webhooks/WebhookRepositoryMemory.ts"
 
 /**
  * The whole in-memory store: a PetRepository and an OrderRepository over one set of
- * tables, so that placing an order is seen by the pet catalogue at once, and the
- * IdempotentCreates that keeps the answers of their creates, and the webhook subscriptions.
+ * tables, so that placing an order is seen by the pet catalogue at once, the EventLog
+ * both record their changes in, the IdempotentCreates that keeps the answers of their
+ * creates, and the webhook subscriptions.
  *
  * The tables are plain values handed to both repositories when the layer is built,
  * not a service in the context: `PetRepositoryMemory.layer` stays a self-contained
@@ -22,12 +26,14 @@ import * as WebhookRepositoryMemory from "./webhooks/WebhookRepositoryMemory.ts"
  */
 export const layerWith = (
   options: IdempotentCreatesMemory.Options
-): Layer.Layer<PetRepository | OrderRepository | IdempotentCreates | WebhookRepository> =>
+): Layer.Layer<PetRepository | OrderRepository | EventLog | IdempotentCreates | WebhookRepository> =>
   Layer.mergeAll(
     Layer.effectContext(Effect.sync(() => {
       const pets = new PetTable()
-      return Context.make(PetRepository, PetRepositoryMemory.fromTable(pets)).pipe(
-        Context.add(OrderRepository, OrderRepositoryMemory.fromTables(pets, new OrderTable()))
+      const events = new EventTable()
+      return Context.make(PetRepository, PetRepositoryMemory.fromTables(pets, events)).pipe(
+        Context.add(OrderRepository, OrderRepositoryMemory.fromTables(pets, new OrderTable(), events)),
+        Context.add(EventLog, EventLogMemory.fromTable(events))
       )
     })),
     IdempotentCreatesMemory.layer(options),
@@ -35,4 +41,4 @@ export const layerWith = (
   )
 
 /** The in-memory store with keys kept for 24 hours, at most 10,000 of them (IdempotentCreatesMemory.MAX_KEYS). */
-export const layer: Layer.Layer<PetRepository | OrderRepository | IdempotentCreates | WebhookRepository> = layerWith({})
+export const layer: Layer.Layer<PetRepository | OrderRepository | EventLog | IdempotentCreates | WebhookRepository> = layerWith({})

@@ -232,6 +232,57 @@ export const loader = Migrator.fromRecord({
       $$
     `
   }),
+  // The outbox: every change writes its event in its own transaction (EventAppend). `data`
+  // is the resource's API JSON as text (json keeps it verbatim: every int64 digit).
+  //
+  // Ids become visible in commit order: a row is inserted under a provisional negative id,
+  // and a deferred constraint trigger, run inside COMMIT itself, takes a lock that every
+  // commit of an event shares and only then gives the row its id. The lock is held from
+  // there to the end of the commit, server-side, with no round trip to a client in
+  // between: a reader that has seen event n never meets one below n committed later. The
+  // swept watermark tells a reader whose cursor predates retention that it missed events.
+  "0010_create_events": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`CREATE SEQUENCE events_provisional_id`
+    yield* sql`
+      CREATE TABLE events (
+        id bigint PRIMARY KEY DEFAULT -nextval('events_provisional_id'),
+        type text NOT NULL CONSTRAINT events_type_enum CHECK (type IN (
+          'pet.created', 'pet.updated', 'pet.deleted',
+          'order.placed', 'order.approved', 'order.delivered', 'order.cancelled'
+        )),
+        occurred_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+        data json NOT NULL
+      )
+    `
+    yield* sql`CREATE SEQUENCE events_id OWNED BY events.id`
+    yield* sql`ALTER SEQUENCE events_provisional_id OWNED BY events.id`
+    // 0x6576 ("ev"), 1 in the two-int4 key space of advisory locks, which no
+    // hashtextextended lock (IdempotentCreatesSql) can collide with.
+    yield* sql`
+      CREATE FUNCTION events_number_at_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM pg_advisory_xact_lock(25974, 1);
+        UPDATE events SET id = nextval('events_id'), occurred_at = clock_timestamp() WHERE id = NEW.id;
+        RETURN NULL;
+      END
+      $$
+    `
+    yield* sql`
+      CREATE CONSTRAINT TRIGGER events_number_at_commit AFTER INSERT ON events
+      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION events_number_at_commit()
+    `
+    // Feed pages of one type walk (type, id); retention walks occurred_at.
+    yield* sql`CREATE INDEX events_type_id ON events (type, id)`
+    yield* sql`CREATE INDEX events_occurred_at ON events (occurred_at)`
+    yield* sql`
+      CREATE TABLE events_swept (
+        only_row boolean PRIMARY KEY DEFAULT true CONSTRAINT events_swept_one_row CHECK (only_row),
+        through bigint NOT NULL
+      )
+    `
+    yield* sql`INSERT INTO events_swept (through) VALUES (0)`
+  }),
   // Webhook subscriptions, their signing secrets (kept: each delivery is signed with them;
   // a rotation keeps the previous one until its overlap ends), where each one's deliveries
   // stand, and the attempts made. Numbered 0011: 0009 and 0010 belong to other parts of the same release.

@@ -1,5 +1,5 @@
 /**
- * The SQL store for PostgreSQL (and PGlite): PetRepositorySql, OrderRepositorySql,
+ * The SQL store for PostgreSQL (and PGlite): PetRepositorySql, OrderRepositorySql, EventLogSql,
  * IdempotentCreatesSql and ApiKeyStoreSql over one schema, with its migrations. Provide
  * them from one sql-pg client (PostgresClient against a server), built together they run
  * the migrations once (Migrations); Migrations.watch tells when the database was replaced.
@@ -11,3 +11,4 @@ export * as SchemaMigrations from "./SchemaMigrations.ts"
 export * as ApiKeyStoreSql from "./keys/ApiKeyStoreSql.ts"
 export * as PetRepositorySql from "./pets/PetRepositorySql.ts"
 export * as PostgresClient from "./PostgresClient.ts"
+export * as EventLogSql from "./events/EventLogSql.ts"

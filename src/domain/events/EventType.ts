@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import type { OrderEvent } from "../orders/OrderEvent.ts"
 
 /**
  * What changed. One type per change a caller can make: a pet created, edited or retired,
@@ -15,3 +16,11 @@ export const EventType = Schema.Literals([
 ])
 /** A value of {@link EventType}. */
 export type EventType = typeof EventType.Type
+
+/** The event each step of an order's life records. */
+export const ORDER_EVENT_TYPE = {
+  place: "order.placed",
+  approve: "order.approved",
+  deliver: "order.delivered",
+  cancel: "order.cancelled"
+} as const satisfies Record<OrderEvent, EventType>

@@ -11,6 +11,7 @@ describe("ApiErrors", () => {
     new ApiErrors.MethodNotAllowed({ message: "m" }),
     new ApiErrors.RequestTimeout({ message: "m" }),
     new ApiErrors.Gone({ message: "m" }),
+    new ApiErrors.CursorExpired({ message: "m" }),
     new ApiErrors.PetNotAvailableConflict({ message: "m" }),
     new ApiErrors.InvalidTransition({ message: "m" }),
     new ApiErrors.IdempotencyKeyInUse({ message: "m" }),

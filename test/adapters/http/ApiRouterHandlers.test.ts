@@ -24,6 +24,7 @@ describe("ApiRouter.Handlers", () => {
       | "deleteWebhook"
       | "rotateWebhookSecret"
       | "listWebhookDeliveries"
+      | "listEvents"
     >()
     expectTypeOf<keyof Handlers<never>>().toEqualTypeOf<OperationId>()
   })

@@ -29,6 +29,7 @@ import { SUNSET } from "../../../src/adapters/http/api/Sunset.ts"
 import * as OrderRepositoryMemory from "../../../src/adapters/memory/orders/OrderRepositoryMemory.ts"
 import { OrderTable } from "../../../src/adapters/memory/orders/OrderTable.ts"
 import * as PetRepositoryMemory from "../../../src/adapters/memory/pets/PetRepositoryMemory.ts"
+import { EventTable } from "../../../src/adapters/memory/events/EventTable.ts"
 import { PetTable } from "../../../src/adapters/memory/pets/PetTable.ts"
 import type { NewPet } from "../../../src/domain/pets/NewPet.ts"
 import { OrderRepository } from "../../../src/ports/orders/OrderRepository.ts"
@@ -65,8 +66,9 @@ type Method = (...args: ReadonlyArray<unknown>) => unknown
 let orders: Orders
 const freshStore = (): Store => {
   const pets = new PetTable()
-  orders = OrderRepositoryMemory.fromTables(pets, new OrderTable())
-  return PetRepositoryMemory.fromTable(pets)
+  const events = new EventTable()
+  orders = OrderRepositoryMemory.fromTables(pets, new OrderTable(), events)
+  return PetRepositoryMemory.fromTables(pets, events)
 }
 let store = freshStore()
 

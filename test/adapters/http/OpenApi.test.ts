@@ -98,8 +98,9 @@ describe("OpenAPI document (GET /v1/openapi.json)", () => {
     for (const server of servers) expect(server["url"]).toMatch(/\/v1$/)
   })
 
-  it("has exactly the paths of the animals, the store and the webhooks areas, relative to the /v1 base", () => {
+  it("has exactly the paths of the animals, the store, the events and the webhooks areas, relative to the /v1 base", () => {
     expect(Object.keys(doc["paths"]).sort()).toEqual([
+      "/events",
       "/pets",
       "/pets/{petId}",
       "/store/inventory",

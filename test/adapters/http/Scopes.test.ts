@@ -54,7 +54,7 @@ describe("key scopes", () => {
     const api = server()
     const created = await api.call("POST", "/v1/pets", { body: `{"name":"Rex","categoryId":1}`, headers: json(writer.text) })
     expect(created.status).toBe(201)
-    for (const path of ["/v1/pets", "/v1/pets/1", "/v1/store/orders", "/v1/store/inventory"]) {
+    for (const path of ["/v1/pets", "/v1/pets/1", "/v1/store/orders", "/v1/store/inventory", "/v1/events"]) {
       expect((await api.call("GET", path, { headers: bearer(reader.text) })).status, path).toBe(200)
     }
   })

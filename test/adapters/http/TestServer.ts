@@ -11,6 +11,7 @@ import { expectDocumentedResponse } from "./OpenApiValidator.ts"
 import * as ApiKeysStatic from "../../../src/adapters/apikeys/ApiKeysStatic.ts"
 import * as HttpApp from "../../../src/adapters/http/server/HttpApp.ts"
 import { ROUTER_CONFIG } from "../../../src/adapters/http/server/routing/RouteTable.ts"
+import * as EventLogMemory from "../../../src/adapters/memory/events/EventLogMemory.ts"
 import * as IdempotentCreatesMemory from "../../../src/adapters/memory/idempotency/IdempotentCreatesMemory.ts"
 import * as StoreMemory from "../../../src/adapters/memory/StoreMemory.ts"
 import * as WebhookRepositoryMemory from "../../../src/adapters/memory/webhooks/WebhookRepositoryMemory.ts"
@@ -77,6 +78,8 @@ export const makeTestServer = (
     // For stores made for one test (failing, swappable), which keep no idempotency keys of
     // their own; a store that does (StoreMemory) provides its own, nearer the app.
     Layer.provide([IdempotentCreatesMemory.layer(), WebhookRepositoryMemory.layer]),
+    // Likewise an empty feed for them; StoreMemory provides its own.
+    Layer.provide(EventLogMemory.layerEmpty),
     Layer.provide(HttpServer.layerServices),
     Layer.provideMerge(Layer.succeed(References.MinimumLogLevel, "None"))
   )

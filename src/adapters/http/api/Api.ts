@@ -1,4 +1,5 @@
 import { HttpApi, OpenApi } from "effect/http-api"
+import { EventJson, EventsGroup, EventsJson } from "./EventsApi.ts"
 import { transformOpenApi } from "./OpenApiTransform.ts"
 import { PetsGroup, NewPetJson, PetJson, PetsJson } from "./PetsApi.ts"
 import { NewOrderJson, OrderJson, OrdersJson, StoreGroup } from "./StoreApi.ts"
@@ -12,6 +13,7 @@ export class Api extends HttpApi.make("animal-store")
   .add(PetsGroup)
   .add(StoreGroup)
   .add(WebhooksGroup)
+  .add(EventsGroup)
   .prefix("/v1")
   // Bodies travel as text for lossless int64; these document the JSON they carry.
   .annotate(HttpApi.AdditionalSchemas, [
@@ -25,7 +27,9 @@ export class Api extends HttpApi.make("animal-store")
     WebhookJson,
     WebhooksJson,
     IssuedWebhookJson,
-    DeliveriesJson
+    DeliveriesJson,
+    EventJson,
+    EventsJson
   ])
   .annotateMerge(OpenApi.annotations({
     title: "Animal Store",

@@ -16,6 +16,7 @@ export const ERROR_STATUS = {
   invalid_transition: 409,
   idempotency_key_in_use: 409,
   gone: 410,
+  cursor_expired: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
   expectation_failed: 417,
@@ -133,6 +134,9 @@ export class IdempotencyKeyInUse extends ApiError<IdempotencyKeyInUse>()("Idempo
 
 /** 410: the operation passed its sunset date and is withdrawn. */
 export class Gone extends ApiError<Gone>()("Gone", "gone") {}
+
+/** 410: the feed cursor points before events that retention has removed; read again without `after`. */
+export class CursorExpired extends ApiError<CursorExpired>()("CursorExpired", "cursor_expired") {}
 
 /** 413: the request body is larger than the service accepts. */
 export class PayloadTooLarge extends ApiError<PayloadTooLarge>()("PayloadTooLarge", "payload_too_large") {}

@@ -1,5 +1,6 @@
 import { Effect, Schema, SchemaIssue, SchemaTransformation } from "effect"
 import { HttpApiSchema } from "effect/http-api"
+import { int64Reviver } from "../../../domain/events/EventData.ts"
 
 // Node 24 has both; TypeScript 5.9's lib does not declare them yet.
 declare global {
@@ -13,18 +14,6 @@ declare global {
 export interface RawJson {
   readonly rawJSON: string
 }
-
-const INTEGER_LITERAL = /^-?(?:0|[1-9]\d*)$/
-
-/**
- * `JSON.parse` reviver that turns every integer literal into a `bigint` with its exact
- * digits. Fractions and exponents (`1.5`, `1e3`, `1.0`) stay numbers, so an int64 field
- * can refuse them instead of silently accepting a rounded value.
- */
-const int64Reviver = (_key: string, value: unknown, context?: { readonly source?: string }): unknown =>
-  typeof value === "number" && context?.source !== undefined && INTEGER_LITERAL.test(context.source)
-    ? BigInt(context.source)
-    : value
 
 const isWireInt64 = (u: unknown): u is bigint | RawJson => typeof u === "bigint" || JSON.isRawJSON(u)
 

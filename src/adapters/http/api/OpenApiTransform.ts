@@ -21,7 +21,8 @@ const SUCCESS_SCHEMAS: Partial<Record<string, string>> = {
   listWebhooks: "Webhooks",
   getWebhook: "Webhook",
   rotateWebhookSecret: "IssuedWebhook",
-  listWebhookDeliveries: "WebhookDeliveries"
+  listWebhookDeliveries: "WebhookDeliveries",
+  listEvents: "Events"
 }
 
 // Request bodies, likewise.
@@ -60,7 +61,10 @@ const DELIVERY_EXAMPLE = {
   httpStatus: 204,
   durationMs: 87
 }
+const EVENT_EXAMPLE = { id: 42, type: "pet.created", occurredAt: "2026-11-21T10:00:00.000Z", data: PET_EXAMPLE }
 const EXAMPLES: Partial<Record<string, unknown>> = {
+  Event: EVENT_EXAMPLE,
+  Events: [EVENT_EXAMPLE],
   Pet: PET_EXAMPLE,
   Pets: [PET_EXAMPLE],
   NewPet: { name: "Rex", categoryId: 9, status: "available" },
@@ -103,6 +107,13 @@ const describeParameter = (operationId: string, parameter: Json): void => {
     case "status":
       parameter.description = `Only ${orders ? "orders" : "animals"} with this status are returned.`
       parameter.schema = { $ref: `#/components/schemas/${orders ? "OrderStatus" : "PetStatus"}` }
+      break
+    case "after":
+      parameter.description = "Only events after this event id (the `id` of the last event read); without it, from the oldest kept."
+      parameter.schema = INT64
+      break
+    case "type":
+      parameter.description = "Only events of these types; repeat the parameter for several."
       break
     case "cursor":
       parameter.description = "Opaque position from a previous response's Link rel=\"next\" header."

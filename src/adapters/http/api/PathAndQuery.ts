@@ -1,5 +1,6 @@
 import { Effect, Schema, SchemaIssue, SchemaTransformation } from "effect"
 import { PAGE_LIMIT_MAX, PAGE_LIMIT_MIN } from "../../../domain/paging/PageLimit.ts"
+import { EventId } from "../../../domain/events/EventId.ts"
 import { OrderId } from "../../../domain/orders/OrderId.ts"
 import { DeliveryId } from "../../../domain/webhooks/DeliveryAttempt.ts"
 import { WebhookId } from "../../../domain/webhooks/WebhookId.ts"
@@ -72,3 +73,8 @@ export const CursorParam = cursorParam(PetId)
 export const OrderCursorParam = cursorParam(OrderId)
 /** The cursor of a page of webhook delivery attempts. */
 export const DeliveryCursorParam = cursorParam(DeliveryId)
+
+/** An event id in a query (`after`) or in `Last-Event-ID`: plain decimal digits. */
+export const EventIdParam = Schema.String.check(
+  Schema.isPattern(DIGITS, { message: "expected an event id (decimal digits)" })
+).pipe(Schema.decodeTo(EventId, SchemaTransformation.transform({ decode: BigInt, encode: String })))

@@ -1,12 +1,14 @@
 import { Context, Effect, Layer, Redacted, Schema } from "effect"
 import { HttpClient, HttpClientError, HttpClientRequest } from "effect/http"
 import { type HttpApi, HttpApiClient, type HttpApiEndpoint, type HttpApiGroup } from "effect/http-api"
+import { EventId } from "../../../domain/events/EventId.ts"
 import type { IdempotencyKey } from "../../../domain/idempotency/IdempotencyKey.ts"
 import type { OrderId } from "../../../domain/orders/OrderId.ts"
 import type { PetId } from "../../../domain/pets/PetId.ts"
 import type { WebhookId } from "../../../domain/webhooks/WebhookId.ts"
 import { Api } from "../api/Api.ts"
 import { InvalidRequest } from "../api/ApiErrors.ts"
+import type { EventJson } from "../api/EventsApi.ts"
 import { CursorParam, DeliveryCursorParam, OrderCursorParam } from "../api/PathAndQuery.ts"
 import type { NewPetJson, PetJson } from "../api/PetsApi.ts"
 import type { InventoryJson, NewOrderJson, OrderJson } from "../api/StoreApi.ts"
@@ -47,6 +49,16 @@ export interface OrderBody extends Schema.Schema.Type<typeof OrderJson> {}
 export interface NewOrderBody extends Schema.Schema.Type<typeof NewOrderJson> {}
 /** Pets by status, and those without one. */
 export interface Inventory extends Schema.Schema.Type<typeof InventoryJson> {}
+
+/** An event of the feed as the API answers it; `data` is the pet or order after the change. */
+export interface EventBody extends Schema.Schema.Type<typeof EventJson> {}
+/** The filters of `listEvents`: `after` an event id (the last one read), `type` the types wanted. */
+export interface EventsQuery extends QueryOf<"listEvents"> {}
+/** A page of events; `next` is the `after` of the following page, absent on the last. */
+export interface EventsPage {
+  readonly events: ReadonlyArray<EventBody>
+  readonly next: EventId | undefined
+}
 
 /** The filters of `listPets`; `cursor` is a page's `next`, passed with the same filters. */
 export interface PetsQuery extends Omit<QueryOf<"listPets">, "cursor"> {
@@ -127,6 +139,8 @@ export interface AnimalStoreOperations {
     webhookId: WebhookId,
     page?: { readonly limit?: number | undefined; readonly cursor?: string | undefined }
   ) => Effect.Effect<DeliveriesPage, ClientError<"listWebhookDeliveries">>
+  /** A page of the feed of changes (the Server-Sent Events stream of the same path is not this client's). */
+  readonly listEvents: (query?: EventsQuery) => Effect.Effect<EventsPage, ClientError<"listEvents">>
   /** effect's `HttpApiClient` for the same API (1.x's client: `raw.animals.getPet({ params: { petId } })`). */
   readonly raw: HttpApiClient.ForApi<typeof Api>
 }
@@ -136,10 +150,10 @@ const origin = (baseUrl: string | URL): string => String(baseUrl).replace(/\/+$/
 
 const NEXT_LINK = /<([^>]*)>\s*;\s*rel="?next"?/
 
-/** The cursor of a `Link: <...?cursor=...>; rel="next"` header, as the server wrote it. */
-const nextCursor = (link: string | undefined): string | undefined => {
+/** The cursor (`name`) of a `Link: <...?cursor=...>; rel="next"` header, as the server wrote it. */
+const nextCursor = (link: string | undefined, name = "cursor"): string | undefined => {
   const target = link === undefined ? undefined : NEXT_LINK.exec(link)?.[1]
-  return target === undefined ? undefined : new URL(target, "http://link.invalid").searchParams.get("cursor") ?? undefined
+  return target === undefined ? undefined : new URL(target, "http://link.invalid").searchParams.get(name) ?? undefined
 }
 
 // The query schema takes the id a cursor stands for; the caller holds the cursor text.
@@ -231,6 +245,11 @@ const make = (options: ClientOptions) =>
           return { deliveries: body, next: nextCursor(headers.link) }
         }
       ),
+      listEvents: Effect.fn("AnimalStoreClient.listEvents")(function*(query: EventsQuery = {}) {
+        const { body, headers } = yield* raw.events.listEvents({ query, headers: {} })
+        const next = nextCursor(headers.link, "after")
+        return { events: body, next: next === undefined ? undefined : EventId.make(BigInt(next)) }
+      }),
       raw
     }
     return operations

@@ -8,6 +8,8 @@ import { Api } from "../api/Api.ts"
 import * as ApiRouter from "./routing/ApiRouter.ts"
 import * as Cors from "./policies/Cors.ts"
 import * as DocsPage from "./process/DocsPage.ts"
+import * as EventFanout from "./events/EventFanout.ts"
+import * as EventHandlers from "./events/EventHandlers.ts"
 import * as ErrorResponses from "./policies/ErrorResponses.ts"
 import * as MetricsRoute from "./process/MetricsRoute.ts"
 import * as OrderHandlers from "./orders/OrderHandlers.ts"
@@ -75,8 +77,8 @@ const openApiRoute = (api: typeof Api) =>
 
 // One handler per operation of the Api; leaving one out fails the typecheck.
 const handlers = Effect.map(
-  Effect.all([PetHandlers.make, OrderHandlers.make, WebhookHandlers.make]),
-  ([pets, orders, webhooks]): ApiRouter.Handlers<never> => ({ ...pets, ...orders, ...webhooks })
+  Effect.all([PetHandlers.make, OrderHandlers.make, EventHandlers.make, WebhookHandlers.make]),
+  ([pets, orders, events, webhooks]): ApiRouter.Handlers<never> => ({ ...pets, ...orders, ...events, ...webhooks })
 )
 
 /** What to serve besides the API. */
@@ -90,7 +92,17 @@ export interface Options {
    * development and tests only). Default: false.
    */
   readonly webhookAllowPrivate?: boolean | undefined
+  /** The SSE feed's poll and heartbeat. Default: {@link EVENT_FEED_DEFAULTS}. */
+  readonly events?: EventFanout.Options | undefined
 }
+
+/**
+ * The SSE feed's defaults: a heartbeat every 15 seconds, and a look at the log every
+ * 250 ms when nothing woke the reader (the embedded store's commits, or PostgreSQL's while
+ * its LISTEN connection is replaced): one indexed query per instance, whatever the number
+ * of subscribers.
+ */
+export const EVENT_FEED_DEFAULTS: EventFanout.Options = { pollInterval: "250 millis", heartbeat: "15 seconds" }
 
 /**
  * Every route of the service: the /v1 API, its OpenAPI document and docs, health,
@@ -115,6 +127,7 @@ export const layer = (servers: Servers, options?: Options) => {
   ])
   return Layer.mergeAll(
     ApiRouter.layer(handlers).pipe(
+      Layer.provide(EventFanout.layer(options?.events ?? EVENT_FEED_DEFAULTS)),
       Layer.provide(WebhookSenderHttp.layer({ allowPrivate: options?.webhookAllowPrivate ?? false }))
     ),
     Layer.mergeAll(openApiRoute(api), DocsPage.layer(api, DOCS_PATH)).pipe(

@@ -1,22 +1,25 @@
 import { Clock, DateTime, Effect, Result } from "effect"
 import { OrderNotFound, PetNotFound } from "../../../domain/Errors.ts"
+import { orderData } from "../../../domain/events/EventData.ts"
+import { ORDER_EVENT_TYPE } from "../../../domain/events/EventType.ts"
 import type { OrderTransitionEvent } from "../../../domain/orders/OrderEvent.ts"
 import type { OrderId } from "../../../domain/orders/OrderId.ts"
 import type { OrderQuery } from "../../../domain/orders/OrderQuery.ts"
 import { decide, decidePlace } from "../../../domain/orders/OrderTransitions.ts"
 import type { PetId } from "../../../domain/pets/PetId.ts"
 import { OrderRepository } from "../../../ports/orders/OrderRepository.ts"
+import type { EventTable } from "../events/EventTable.ts"
 import type { OrderTable } from "./OrderTable.ts"
 import type { PetTable } from "../pets/PetTable.ts"
 
 /**
  * An OrderRepository over `orders` and the `pets` they are for, which a PetRepository
- * shares (see StoreMemory). In `place` and `transition`, everything from reading the
+ * shares (see StoreMemory), that records each change in `events`. In `place` and `transition`, everything from reading the
  * pet or order to writing both is plain synchronous code with no effect in between, so
  * no other fiber can run there: an order and its pet always change together. The time
  * is read inside that step too, so `updatedAt` follows the order of the changes.
  */
-export const fromTables = (pets: PetTable, orders: OrderTable): OrderRepository["Service"] => {
+export const fromTables = (pets: PetTable, orders: OrderTable, events: EventTable): OrderRepository["Service"] => {
   const place = Effect.fn("OrderRepository.place")(function*(petId: PetId) {
     const clock = yield* Clock.Clock
     const pet = pets.get(petId)
@@ -24,7 +27,10 @@ export const fromTables = (pets: PetTable, orders: OrderTable): OrderRepository[
     const decision = decidePlace(petId, pet.status)
     if (Result.isFailure(decision)) return yield* decision.failure
     pets.setStatus(petId, decision.success.pet)
-    return orders.insert(petId, decision.success.order, DateTime.makeUnsafe(clock.currentTimeMillisUnsafe()))
+    const now = DateTime.makeUnsafe(clock.currentTimeMillisUnsafe())
+    const order = orders.insert(petId, decision.success.order, now)
+    events.append(ORDER_EVENT_TYPE.place, orderData(order), now)
+    return order
   })
 
   const get = Effect.fn("OrderRepository.get")(function*(id: OrderId) {
@@ -42,7 +48,10 @@ export const fromTables = (pets: PetTable, orders: OrderTable): OrderRepository[
     const decision = decide(id, order.status, event)
     if (Result.isFailure(decision)) return yield* decision.failure
     pets.setStatus(order.petId, decision.success.pet)
-    return orders.setStatus(id, decision.success.order, DateTime.makeUnsafe(clock.currentTimeMillisUnsafe()))
+    const now = DateTime.makeUnsafe(clock.currentTimeMillisUnsafe())
+    const updated = orders.setStatus(id, decision.success.order, now)
+    events.append(ORDER_EVENT_TYPE[event], orderData(updated), now)
+    return updated
   })
 
   return OrderRepository.of({ place, get, list, transition })

@@ -1,18 +1,26 @@
-import { Effect, Layer } from "effect"
+import { Clock, DateTime, Effect, Layer } from "effect"
 import { PetNotFound } from "../../../domain/Errors.ts"
+import { petData } from "../../../domain/events/EventData.ts"
 import type { NewPet } from "../../../domain/pets/NewPet.ts"
 import type { PetId } from "../../../domain/pets/PetId.ts"
 import type { PetQuery } from "../../../domain/pets/PetQuery.ts"
 import { PetRepository } from "../../../ports/pets/PetRepository.ts"
+import { EventTable } from "../events/EventTable.ts"
 import { PetTable } from "./PetTable.ts"
 
 /**
- * A PetRepository over `pets`, which an OrderRepository may share (see StoreMemory).
- * Each method body runs synchronously inside one Effect step, so concurrent fibers
- * never observe a half-applied change.
+ * A PetRepository over `pets`, which an OrderRepository may share (see StoreMemory), that
+ * records each change in `events`. Each method body runs synchronously inside one Effect
+ * step, so concurrent fibers never observe a half-applied change, nor a change without
+ * its event.
  */
-export const fromTable = (pets: PetTable): PetRepository["Service"] => {
-  const create = Effect.fn("PetRepository.create")((input: NewPet) => Effect.sync(() => pets.insert(input)))
+export const fromTables = (pets: PetTable, events: EventTable): PetRepository["Service"] => {
+  const create = Effect.fn("PetRepository.create")(function*(input: NewPet) {
+    const clock = yield* Clock.Clock
+    const pet = pets.insert(input)
+    events.append("pet.created", petData(pet), DateTime.makeUnsafe(clock.currentTimeMillisUnsafe()))
+    return pet
+  })
 
   const get = Effect.fn("PetRepository.get")(function*(id: PetId) {
     const pet = pets.get(id)
@@ -28,7 +36,7 @@ export const fromTable = (pets: PetTable): PetRepository["Service"] => {
 }
 
 /** Builds an in-memory PetRepository with a store of its own. */
-export const make: Effect.Effect<PetRepository["Service"]> = Effect.sync(() => fromTable(new PetTable()))
+export const make: Effect.Effect<PetRepository["Service"]> = Effect.sync(() => fromTables(new PetTable(), new EventTable()))
 
 /** A PetRepository that keeps pets in process memory; nothing survives a restart. */
 export const layer: Layer.Layer<PetRepository> = Layer.effect(PetRepository, make)

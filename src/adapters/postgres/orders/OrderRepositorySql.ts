@@ -1,6 +1,8 @@
 import { Duration, Effect, Layer, Result, Schema } from "effect"
 import { type Migrator, SqlClient, type SqlError, SqlSchema } from "effect/sql"
 import { OrderNotFound, PetNotFound } from "../../../domain/Errors.ts"
+import { orderData } from "../../../domain/events/EventData.ts"
+import { ORDER_EVENT_TYPE } from "../../../domain/events/EventType.ts"
 import { Order, OrderQuantity } from "../../../domain/orders/Order.ts"
 import type { OrderTransitionEvent } from "../../../domain/orders/OrderEvent.ts"
 import { OrderId } from "../../../domain/orders/OrderId.ts"
@@ -10,6 +12,7 @@ import { decide, decidePlace, ORDER_TRANSITIONS, ORDERABLE_PET_STATUS } from "..
 import { PetId } from "../../../domain/pets/PetId.ts"
 import { PetStatus } from "../../../domain/pets/PetStatus.ts"
 import { OrderRepository } from "../../../ports/orders/OrderRepository.ts"
+import { appendEvent } from "../events/EventAppend.ts"
 import * as Migrations from "../Migrations.ts"
 import type { Options } from "../pets/PetRepositorySql.ts"
 import { unavailableOrDie } from "../UnavailableOrDie.ts"
@@ -73,6 +76,7 @@ export const pageStatement = (
  *   the order and its pet. A second caller on the same order waits for the lock and
  *   decides on the status the first one left.
  *
+ * Each change's event (EventAppend) is its last write, in the same transaction.
  * Lock order is pet then new order row in `place` and order then pet in `transition`;
  * they cannot deadlock, because `place` only claims a pet with no open order, and a
  * `transition` only writes a pet after finding its order open.
@@ -153,7 +157,9 @@ export const make = (options: Options) =>
           // Made available again in between (its order cancelled): the pet is ours now.
           yield* setPetStatus(petId, decision.success.pet)
         }
-        return toOrder(yield* insertOrder({ petId, status: PLACE.order }))
+        const order = toOrder(yield* insertOrder({ petId, status: PLACE.order }))
+        yield* appendEvent(sql, ORDER_EVENT_TYPE.place, orderData(order))
+        return order
       })).pipe(Effect.catchTag("NoSuchElementError", Effect.die), guard)
     )
 
@@ -176,7 +182,9 @@ export const make = (options: Options) =>
         if (Result.isFailure(decision)) return yield* decision.failure
         const updated = yield* updateOrder({ id, status: decision.success.order })
         yield* setPetStatus(order.pet_id, decision.success.pet)
-        return toOrder(updated)
+        const after = toOrder(updated)
+        yield* appendEvent(sql, ORDER_EVENT_TYPE[event], orderData(after))
+        return after
       })).pipe(Effect.catchTag("NoSuchElementError", Effect.die), guard)
     )
 

@@ -2,6 +2,7 @@ import { Duration, Effect, Layer, Schema } from "effect"
 import { type Migrator, SqlClient, type SqlError, SqlSchema } from "effect/sql"
 import { CategoryId } from "../../../domain/pets/CategoryId.ts"
 import { PetNotFound, StoreUnavailable } from "../../../domain/Errors.ts"
+import { petData } from "../../../domain/events/EventData.ts"
 import type { NewPet } from "../../../domain/pets/NewPet.ts"
 import { Pet } from "../../../domain/pets/Pet.ts"
 import { PetId } from "../../../domain/pets/PetId.ts"
@@ -10,6 +11,7 @@ import { PetName } from "../../../domain/pets/PetName.ts"
 import type { PetQuery } from "../../../domain/pets/PetQuery.ts"
 import { PetStatus } from "../../../domain/pets/PetStatus.ts"
 import { PetRepository } from "../../../ports/pets/PetRepository.ts"
+import { appendEvent } from "../events/EventAppend.ts"
 import * as Migrations from "../Migrations.ts"
 import { unavailableOrDie } from "../UnavailableOrDie.ts"
 
@@ -144,17 +146,22 @@ export const make = (options: Options) =>
       execute: () => inventoryStatement(sql)
     })
 
+    // The pet and its event commit together (EventAppend: the event is the last write).
+    const recorded = <E>(created: Effect.Effect<Pet, E | SqlError.SqlError>) =>
+      sql.withTransaction(Effect.tap(created, (pet) => appendEvent(sql, "pet.created", petData(pet))))
+
     const create = Effect.fn("PetRepository.create")((pet: NewPet) => {
       const row = { name: pet.name, categoryId: pet.categoryId, status: pet.status ?? null }
       return options.sharedConnection === true
-        ? Effect.suspend(() =>
-          // Wall-clock time, as the database's clock_timestamp() is (a TestClock would not do).
-          insertInTime({ ...row, deadline: Date.now() + startWithinMillis })
-        ).pipe(
-          Effect.flatMap((rows) => rows[0] === undefined ? Effect.fail(tooLate) : Effect.succeed(toPet(rows[0]))),
-          guard
-        )
-        : insert(row).pipe(Effect.catchTag("NoSuchElementError", Effect.die), Effect.map(toPet), guard)
+        ? Effect.suspend(() => {
+          // Wall-clock time, as the database's clock_timestamp() is (a TestClock would not do),
+          // taken at the call: the transaction's BEGIN may itself wait behind other statements.
+          const deadline = Date.now() + startWithinMillis
+          return recorded(insertInTime({ ...row, deadline }).pipe(
+            Effect.flatMap((rows) => rows[0] === undefined ? Effect.fail(tooLate) : Effect.succeed(toPet(rows[0])))
+          ))
+        }).pipe(guard)
+        : recorded(insert(row).pipe(Effect.catchTag("NoSuchElementError", Effect.die), Effect.map(toPet))).pipe(guard)
     })
 
     const get = Effect.fn("PetRepository.get")(function*(id: PetId) {

@@ -66,6 +66,26 @@ layer(Server)("AnimalStoreClient against the real server", (it) => {
       assert.isFalse("status" in extreme)
     }))
 
+  it.effect("listEvents() pages the feed as { events, next }: next is the after of the following page", () =>
+    Effect.gen(function*() {
+      const client = yield* clientWith(KEY)
+      const before = (yield* client.listEvents({ limit: 100 })).events
+      const created = (yield* client.createPet(available("Evented", 9007199254740993n))).pet
+      const placed = (yield* client.placeOrder({ petId: created.id })).order
+      const after = before.length === 0 ? undefined : before[before.length - 1]!.id
+      const first = yield* client.listEvents({ limit: 1, ...(after === undefined ? {} : { after }) })
+      assertPlain(first, ["events", "next"])
+      assert.strictEqual(first.events[0]!.type, "pet.created")
+      assert.strictEqual((first.events[0]!.data as { categoryId: bigint }).categoryId, 9007199254740993n)
+      assert.strictEqual(first.next, first.events[0]!.id)
+      const second = yield* client.listEvents({ limit: 1, after: first.next! })
+      assert.strictEqual(second.events[0]!.type, "order.placed")
+      assert.strictEqual((second.events[0]!.data as { id: bigint }).id, placed.id)
+      const typed = yield* client.listEvents({ type: ["order.placed"], ...(after === undefined ? {} : { after }) })
+      assert.deepStrictEqual(typed.events.map((event) => event.type), ["order.placed"])
+      assert.isUndefined(typed.next)
+    }))
+
   it.effect("listPets() pages as { pets, next }: next is the Link's opaque cursor, undefined on the last page", () =>
     Effect.gen(function*() {
       const client = yield* clientWith(KEY)

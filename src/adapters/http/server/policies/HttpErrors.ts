@@ -1,4 +1,5 @@
 import type {
+  CursorExpired as DomainCursorExpired,
   Gone as DomainGone,
   InsufficientScope,
   InvalidInput,
@@ -15,6 +16,7 @@ import type {
 } from "../../../../domain/idempotency/IdempotencyErrors.ts"
 import type { WebhookNotFound } from "../../../../domain/webhooks/WebhookErrors.ts"
 import {
+  CursorExpired,
   Forbidden,
   Gone,
   IdempotencyKeyInUse,
@@ -38,6 +40,7 @@ export type DomainError =
   | DomainUnauthorized
   | InsufficientScope
   | DomainGone
+  | DomainCursorExpired
   | StoreUnavailable
   | DomainIdempotencyKeyInUse
   | DomainIdempotencyKeyReused
@@ -52,6 +55,7 @@ interface HttpErrorFor {
   readonly Unauthorized: Unauthorized
   readonly InsufficientScope: Forbidden
   readonly Gone: Gone
+  readonly CursorExpired: CursorExpired
   readonly StoreUnavailable: ServiceUnavailable
   readonly IdempotencyKeyInUse: IdempotencyKeyInUse
   readonly IdempotencyKeyReused: IdempotencyKeyReused
@@ -67,6 +71,7 @@ const mappings: { readonly [K in DomainError["_tag"]]: (error: Extract<DomainErr
   Unauthorized: (error) => new Unauthorized({ message: error.message, invalidToken: error.credential === "invalid" }),
   InsufficientScope: (error) => new Forbidden({ message: error.message }),
   Gone: (error) => new Gone({ message: error.message }),
+  CursorExpired: (error) => new CursorExpired({ message: error.message }),
   StoreUnavailable: (error) => new ServiceUnavailable({ message: error.message }),
   IdempotencyKeyInUse: (error) => new IdempotencyKeyInUse({ message: error.message }),
   IdempotencyKeyReused: (error) => new IdempotencyKeyReused({ message: error.message })

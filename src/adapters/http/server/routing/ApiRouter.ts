@@ -110,7 +110,13 @@ const unauthorized = (error: Unauthorized) =>
 const malformed = errorResponse({ code: "invalid_request", message: "the request is malformed", status: 400 })
 
 const replied = (reply: Reply): Response =>
-  reply.status === 204
+  reply.eventStream !== undefined
+    ? HttpServerResponse.stream(reply.eventStream, {
+      contentType: "text/event-stream",
+      // No proxy may buffer or transform the stream (nginx honours X-Accel-Buffering).
+      headers: { "cache-control": "no-cache", "x-accel-buffering": "no" }
+    })
+    : reply.status === 204
     ? HttpServerResponse.empty({ status: 204, ...(reply.headers === undefined ? {} : { headers: reply.headers }) })
     : HttpServerResponse.text(reply.body, {
     status: reply.status,

@@ -1,3 +1,5 @@
+import type { Stream } from "effect"
+
 /**
  * What an operation's handler answers: a status and the JSON text of its body, plus
  * response headers (`Location`, `Link`). Plain data rather than a response, so that the
@@ -7,6 +9,8 @@ export interface Reply {
   readonly status: number
   readonly body: string
   readonly headers?: Readonly<Record<string, string>> | undefined
+  /** A body streamed for as long as the client stays (Server-Sent Events), instead of `body`. */
+  readonly eventStream?: Stream.Stream<Uint8Array> | undefined
 }
 
 /** A 200 with `body`, and `headers` when given. */
@@ -17,3 +21,6 @@ export const created = (body: string, location: string): Reply => ({ status: 201
 
 /** A 204: done, nothing to say. */
 export const noContent: Reply = { status: 204, body: "" }
+
+/** A 200 that streams Server-Sent Events until the client leaves (never kept for replay). */
+export const eventStream = (events: Stream.Stream<Uint8Array>): Reply => ({ status: 200, body: "", eventStream: events })

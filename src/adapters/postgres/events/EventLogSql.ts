@@ -1,0 +1,157 @@
+import { PgClient, PgConnection } from "@effect/sql-pg"
+import { Duration, Effect, Layer, Schedule, Schema, Stream } from "effect"
+import { type Migrator, SqlClient, type SqlError, SqlSchema } from "effect/sql"
+import { parseEventData } from "../../../domain/events/EventData.ts"
+import { EventId } from "../../../domain/events/EventId.ts"
+import type { EventType } from "../../../domain/events/EventType.ts"
+import { EventType as EventTypeSchema } from "../../../domain/events/EventType.ts"
+import { StoreEvent } from "../../../domain/events/StoreEvent.ts"
+import { EventLog } from "../../../ports/events/EventLog.ts"
+import { EVENTS_CHANNEL } from "./EventAppend.ts"
+import * as Migrations from "../Migrations.ts"
+import { unavailableOrDie } from "../UnavailableOrDie.ts"
+
+/** Tuning for the SQL-backed event log. */
+export interface Options {
+  /** Longest a single call may take before it fails with StoreUnavailable. */
+  readonly timeout: Duration.Input
+  /**
+   * Signal `appended` on every commit of an append, this instance's or another's, through
+   * LISTEN on {@link EVENTS_CHANNEL} on a connection of its own (a PostgreSQL server).
+   * Off for PGlite: its one connection cannot be given to a listener; readers poll.
+   */
+  readonly listen?: boolean | undefined
+}
+
+/** The LISTEN connection's `application_name`, to tell it apart in `pg_stat_activity`. */
+export const LISTENER_APPLICATION_NAME = "animal-store event feed"
+
+// Rows are decoded through the domain schemas, so a row no service could have written fails loudly.
+const EventRow = Schema.Struct({
+  id: EventId,
+  type: EventTypeSchema,
+  occurred_at: Schema.DateTimeUtcFromDate,
+  data: Schema.String
+})
+
+const toEvent = (row: typeof EventRow.Type): StoreEvent =>
+  new StoreEvent({ id: row.id, type: row.type, occurredAt: row.occurred_at, data: parseEventData(row.data) }, {
+    disableChecks: true
+  })
+
+/**
+ * The feed page query. Exported so a test can EXPLAIN it: `id > after ORDER BY id LIMIT n`
+ * walks the primary key, and with one type `(type, id)`.
+ */
+export const pageStatement = (
+  sql: SqlClient.SqlClient,
+  page: { readonly after: bigint; readonly limit: number; readonly types: ReadonlyArray<EventType> }
+) =>
+  page.types.length === 0
+    ? sql`SELECT id, type, occurred_at, data::text AS data FROM events
+          WHERE id > ${page.after} ORDER BY id LIMIT ${page.limit}`
+    : sql`SELECT id, type, occurred_at, data::text AS data FROM events
+          WHERE ${sql.in("type", page.types)} AND id > ${page.after} ORDER BY id LIMIT ${page.limit}`
+
+/**
+ * Builds an EventLog on any PostgreSQL-speaking SqlClient, once the migrations have run.
+ * The repositories on the same client append with EventAppend in their transactions.
+ */
+export const make = (options: Options) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const pg = yield* PgClient.PgClient
+    yield* Migrations.Migrations
+    const guard = unavailableOrDie(Duration.fromInputUnsafe(options.timeout))
+
+    const rows = SqlSchema.findAll({
+      Request: Schema.Struct({
+        after: Schema.BigInt,
+        limit: Schema.Number,
+        types: Schema.Array(EventTypeSchema)
+      }),
+      Result: EventRow,
+      execute: (page) => pageStatement(sql, page)
+    })
+
+    // With appends serialised to their commits, the highest visible id has no lower one still to come.
+    const highest = SqlSchema.findOne({
+      Request: Schema.Void,
+      Result: Schema.Struct({ id: Schema.BigInt }),
+      execute: () => sql`SELECT coalesce(max(id), 0)::bigint AS id FROM events`
+    })
+
+    const swept = SqlSchema.findOne({
+      Request: Schema.Void,
+      Result: Schema.Struct({ through: Schema.BigInt }),
+      execute: () => sql`SELECT through FROM events_swept`
+    })
+
+    // One bounded statement: the oldest `limit` events before the cutoff, and the watermark
+    // raised to the last of them, in one transaction (a CTE's DELETE and UPDATE commit together).
+    const sweepBatch = SqlSchema.findOne({
+      Request: Schema.Struct({ before: Schema.DateTimeUtcFromDate, limit: Schema.Number }),
+      Result: Schema.Struct({ removed: Schema.BigInt }),
+      execute: ({ before, limit }) =>
+        sql`WITH gone AS (
+              DELETE FROM events WHERE id IN (
+                SELECT id FROM events WHERE occurred_at < ${before} ORDER BY id LIMIT ${limit}
+              ) RETURNING id
+            ), raised AS (
+              UPDATE events_swept SET through = greatest(through, (SELECT max(id) FROM gone))
+              WHERE EXISTS (SELECT 1 FROM gone) RETURNING through
+            )
+            SELECT count(*)::bigint AS removed FROM gone`
+    })
+
+    const page: EventLog["Service"]["page"] = Effect.fn("EventLog.page")((query) =>
+      rows({ after: query.after, limit: query.limit, types: query.types ?? [] }).pipe(
+        Effect.map((found) => found.map(toEvent)),
+        guard
+      )
+    )
+
+    const latest = highest(undefined).pipe(
+      Effect.catchTag("NoSuchElementError", Effect.die),
+      Effect.map(({ id }) => id === 0n ? 0n : EventId.make(id)),
+      guard,
+      Effect.withSpan("EventLog.latest")
+    )
+
+    const sweptThrough = swept(undefined).pipe(
+      Effect.catchTag("NoSuchElementError", Effect.die),
+      Effect.map(({ through }) => through === 0n ? 0n : EventId.make(through)),
+      guard,
+      Effect.withSpan("EventLog.sweptThrough")
+    )
+
+    const sweep: EventLog["Service"]["sweep"] = Effect.fn("EventLog.sweep")((query) =>
+      sweepBatch(query).pipe(
+        Effect.catchTag("NoSuchElementError", Effect.die),
+        Effect.map(({ removed }) => Number(removed)),
+        guard
+      )
+    )
+
+    // A lost connection is replaced a second later; what committed meanwhile, readers'
+    // polls find.
+    const listening = Stream.unwrap(Effect.gen(function*() {
+      const connection = yield* PgConnection.make({ ...pg.config, applicationName: LISTENER_APPLICATION_NAME })
+      const pinned = yield* connection.pin
+      return Stream.fromQueue(yield* pinned.listen(EVENTS_CHANNEL))
+    })).pipe(Stream.map((): void => undefined), Stream.retry(Schedule.spaced("1 second")), Stream.orDie)
+
+    return EventLog.of({
+      page,
+      latest,
+      sweptThrough,
+      sweep,
+      appended: options.listen === true ? listening : Stream.never
+    })
+  })
+
+/** An EventLog on the SqlClient in context (PostgreSQL server or embedded PGlite). */
+export const layer = (
+  options: Options
+): Layer.Layer<EventLog, Migrator.MigrationError | SqlError.SqlError, PgClient.PgClient | SqlClient.SqlClient> =>
+  Layer.effect(EventLog, make(options)).pipe(Layer.provide(Migrations.layer))

@@ -1,0 +1,234 @@
+import { assert, layer } from "@effect/vitest"
+import { DateTime, Effect, type Layer, Result, Schema } from "effect"
+import { orderData, petData } from "../../../src/domain/events/EventData.ts"
+import type { EventId } from "../../../src/domain/events/EventId.ts"
+import { ORDER_EVENT_TYPE, type EventType } from "../../../src/domain/events/EventType.ts"
+import type { StoreEvent } from "../../../src/domain/events/StoreEvent.ts"
+import { CategoryId } from "../../../src/domain/pets/CategoryId.ts"
+import { NewPet } from "../../../src/domain/pets/NewPet.ts"
+import type { OrderTransitionEvent } from "../../../src/domain/orders/OrderEvent.ts"
+import { PetName } from "../../../src/domain/pets/PetName.ts"
+import { EventLog } from "../../../src/ports/events/EventLog.ts"
+import { OrderRepository } from "../../../src/ports/orders/OrderRepository.ts"
+import { PetRepository } from "../../../src/ports/pets/PetRepository.ts"
+import type { ContractOptions } from "../pets/PetRepositoryContract.ts"
+
+/** What a store's run of the suite may add. */
+export interface EventLogContractOptions extends ContractOptions {
+  /**
+   * Runs `change` inside a transaction of the store that then rolls back (the SQL
+   * stores); the memory store has no transaction to roll back.
+   */
+  readonly rolledBack?: <A, E, R>(
+    change: Effect.Effect<A, E, R>
+  ) => Effect.Effect<void, never, R | EventLog | PetRepository | OrderRepository>
+  /** How many writers run at once in the concurrency property (the pool's size). */
+  readonly writers: number
+}
+
+const pet = (status?: "available") =>
+  new NewPet(
+    status === undefined
+      ? { name: PetName.make("evented"), categoryId: CategoryId.make(9_007_199_254_740_993n) }
+      : { name: PetName.make("evented"), categoryId: CategoryId.make(9_007_199_254_740_993n), status }
+  )
+
+// Everything after `after`, read page by page as a feed reader does.
+const readAll = (after: EventId | 0n, limit = 7, types?: ReadonlyArray<EventType>) =>
+  Effect.gen(function*() {
+    const log = yield* EventLog
+    const all: Array<StoreEvent> = []
+    for (let from = after;;) {
+      const page = yield* log.page({ after: from, limit, types })
+      all.push(...page)
+      if (page.length < limit) return all
+      from = page[page.length - 1]!.id
+    }
+  })
+
+// The id of the latest event: the suite is the store's only writer.
+const highWater = Effect.gen(function*() {
+  const events = yield* readAll(0n, 1000)
+  return events.length === 0 ? 0n : events[events.length - 1]!.id
+})
+
+const isAscending = (ids: ReadonlyArray<bigint>) => ids.every((id, i) => i === 0 || ids[i - 1]! < id)
+
+// One step of a random history: create a pet, or act on the order of one made so far.
+const Step = Schema.Union([
+  Schema.Struct({ _tag: Schema.Literal("create"), available: Schema.Boolean }),
+  Schema.Struct({ _tag: Schema.Literal("place"), pet: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 5 })) }),
+  Schema.Struct({
+    _tag: Schema.Literal("transition"),
+    order: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 5 })),
+    event: Schema.Literals(["approve", "deliver", "cancel"])
+  })
+])
+const History = Schema.Array(Step).check(Schema.isMaxLength(20))
+
+/**
+ * The EventLog port's contract, over a store whose repositories record their changes in
+ * it. `store` must start empty and be the only writer while the suite runs.
+ */
+export const eventLogContract = (
+  name: string,
+  store: Layer.Layer<EventLog | PetRepository | OrderRepository, unknown>,
+  options: EventLogContractOptions
+) => {
+  const timeout = options.timeout ?? 60_000
+  const arbitrary = { runs: options.runs }
+  layer(store, { timeout })(`EventLog contract: ${name}`, (it) => {
+    it.effect("each change appends its event: the resource after the change, int64 exact", () =>
+      Effect.gen(function*() {
+        const pets = yield* PetRepository
+        const orders = yield* OrderRepository
+        const after = yield* highWater
+        const created = yield* pets.create(pet("available"))
+        const placed = yield* orders.place(created.id)
+        const approved = yield* orders.transition(placed.id, "approve")
+        const delivered = yield* orders.transition(placed.id, "deliver")
+        const events = yield* readAll(after)
+        assert.deepStrictEqual(events.map((event) => [event.type, event.data]), [
+          ["pet.created", petData(created)],
+          ["order.placed", orderData(placed)],
+          ["order.approved", orderData(approved)],
+          ["order.delivered", orderData(delivered)]
+        ])
+        assert.deepStrictEqual((events[0]!.data as { categoryId: bigint }).categoryId, 9_007_199_254_740_993n)
+        assert.isTrue(isAscending(events.map((event) => event.id)))
+        assert.isTrue(events[0]!.id > after)
+        // The type filter keeps the order and pages the same way.
+        assert.deepStrictEqual(
+          yield* readAll(after, 1, ["order.approved", "pet.created"]),
+          [events[0]!, events[2]!]
+        )
+      }))
+
+    it.effect("a refused change appends nothing", () =>
+      Effect.gen(function*() {
+        const pets = yield* PetRepository
+        const orders = yield* OrderRepository
+        const created = yield* pets.create(pet())
+        const after = yield* highWater
+        // Not available: the place is refused; an order that does not exist cannot move.
+        assert.isTrue(Result.isFailure(yield* Effect.result(orders.place(created.id))))
+        assert.isTrue(Result.isFailure(yield* Effect.result(orders.transition(9_000_000n as never, "approve"))))
+        assert.deepStrictEqual(yield* readAll(after), [])
+      }))
+
+    if (options.rolledBack !== undefined) {
+      const rolledBack = options.rolledBack
+      it.effect("a change whose transaction rolls back leaves no event", () =>
+        Effect.gen(function*() {
+          const pets = yield* PetRepository
+          const orders = yield* OrderRepository
+          const ordered = yield* pets.create(pet("available"))
+          const after = yield* highWater
+          yield* rolledBack(pets.create(pet()))
+          yield* rolledBack(orders.place(ordered.id))
+          assert.deepStrictEqual(yield* readAll(after), [])
+          // The rolled-back place left the pet orderable: the next place and its event commit.
+          const placed = yield* orders.place(ordered.id)
+          assert.deepStrictEqual((yield* readAll(after)).map((event) => event.data), [orderData(placed)])
+        }))
+    }
+
+    it.effect.prop(
+      "random histories: exactly one event per change that took effect, in the order of the changes",
+      [History],
+      ([history]) =>
+        Effect.gen(function*() {
+          const pets = yield* PetRepository
+          const orders = yield* OrderRepository
+          const after = yield* highWater
+          const made: Array<bigint> = []
+          const placed: Array<bigint> = []
+          const expected: Array<[EventType, unknown]> = []
+          for (const step of history) {
+            if (step._tag === "create") {
+              const created = yield* pets.create(pet(step.available ? "available" : undefined))
+              made.push(created.id)
+              expected.push(["pet.created", petData(created)])
+            } else if (step._tag === "place") {
+              const petId = made[step.pet]
+              if (petId === undefined) continue
+              const outcome = yield* Effect.result(orders.place(petId as never))
+              if (Result.isSuccess(outcome)) {
+                placed.push(outcome.success.id)
+                expected.push([ORDER_EVENT_TYPE.place, orderData(outcome.success)])
+              }
+            } else {
+              const orderId = placed[step.order]
+              if (orderId === undefined) continue
+              const event: OrderTransitionEvent = step.event
+              const outcome = yield* Effect.result(orders.transition(orderId as never, event))
+              if (Result.isSuccess(outcome)) expected.push([ORDER_EVENT_TYPE[event], orderData(outcome.success)])
+            }
+          }
+          const events = yield* readAll(after, 3)
+          assert.deepStrictEqual(events.map((event) => [event.type, event.data]), expected)
+          assert.isTrue(isAscending(events.map((event) => event.id)))
+        }),
+      { timeout, arbitrary }
+    )
+
+    it.effect("a reader polling during concurrent changes never skips an event that commits later", () =>
+      Effect.gen(function*() {
+        const pets = yield* PetRepository
+        const orders = yield* OrderRepository
+        const after = yield* highWater
+        const seen: Array<StoreEvent> = []
+        let writing = true
+        const reader = Effect.gen(function*() {
+          const log = yield* EventLog
+          let from: EventId | 0n = after
+          while (true) {
+            const done = !writing
+            const page = yield* log.page({ after: from, limit: 50 })
+            seen.push(...page)
+            if (page.length > 0) from = page[page.length - 1]!.id
+            else if (done) return
+            else yield* Effect.yieldNow
+          }
+        })
+        // Creates and orders from `writers` fibers at once, each change its own transaction.
+        const writer = Effect.forEach(Array.from({ length: 15 }), () =>
+          Effect.gen(function*() {
+            const created = yield* pets.create(pet("available"))
+            const order = yield* orders.place(created.id)
+            yield* orders.transition(order.id, "cancel")
+          }))
+        const writers = Effect.all(Array.from({ length: options.writers }, () => writer), { concurrency: "unbounded" })
+          .pipe(Effect.ensuring(Effect.sync(() => writing = false)))
+        yield* Effect.all([writers, reader], { concurrency: 2 })
+        const committed = yield* readAll(after, 1000)
+        assert.strictEqual(committed.length, options.writers * 15 * 3)
+        assert.deepStrictEqual(seen.map((event) => event.id), committed.map((event) => event.id))
+      }), timeout)
+
+    it.effect("sweep removes the oldest events in bounded batches and raises the watermark", () =>
+      Effect.gen(function*() {
+        const log = yield* EventLog
+        const pets = yield* PetRepository
+        for (let i = 0; i < 5; i++) yield* pets.create(pet())
+        const kept = yield* readAll(0n, 1000)
+        const last = kept[kept.length - 1]!
+        // Nothing occurred before the oldest event: nothing goes.
+        assert.strictEqual(yield* log.sweep({ before: kept[0]!.occurredAt, limit: 3 }), 0)
+        const before = DateTime.add(last.occurredAt, { milliseconds: 1 })
+        let removed = 0
+        for (let batch = yield* log.sweep({ before, limit: 3 }); batch > 0; batch = yield* log.sweep({ before, limit: 3 })) {
+          assert.isAtMost(batch, 3)
+          removed += batch
+        }
+        assert.strictEqual(removed, kept.length)
+        assert.strictEqual(yield* log.sweptThrough, last.id)
+        assert.deepStrictEqual(yield* readAll(0n), [])
+        // New events go on after the swept ones.
+        yield* pets.create(pet())
+        const next = yield* readAll(0n)
+        assert.strictEqual(next.length, 1)
+        assert.isTrue(next[0]!.id > last.id)
+      }))
+  })
+}
