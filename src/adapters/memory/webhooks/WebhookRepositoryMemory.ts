@@ -12,6 +12,7 @@ interface Entry {
   secret: WebhookSecret
   previous: { readonly secret: WebhookSecret; readonly until: DateTime.Utc } | undefined
   progress: DeliveryProgress
+  lease: { readonly owner: string; readonly until: DateTime.Utc } | undefined
   // Ascending by id: attempts are recorded in id order.
   readonly attempts: Array<DeliveryAttempt>
 }
@@ -50,6 +51,7 @@ export const make = Effect.sync(() => {
           secret,
           previous: undefined,
           progress: { cursor: 0n, attempt: 0, nextAttemptAt: undefined },
+          lease: undefined,
           attempts: []
         })
         return { webhook, secret }
@@ -80,17 +82,32 @@ export const make = Effect.sync(() => {
         return entry.webhook
       })
     ),
-    due: Effect.fn("WebhookRepository.due")((now, limit) =>
+    claim: Effect.fn("WebhookRepository.claim")(({ limit, now, owner, until }) =>
       Effect.sync(() =>
         [...entries.values()]
           .filter((entry) =>
             entry.webhook.state._tag === "active" &&
-            (entry.progress.nextAttemptAt === undefined || DateTime.isLessThanOrEqualTo(entry.progress.nextAttemptAt, now))
+            (entry.progress.nextAttemptAt === undefined || DateTime.isLessThanOrEqualTo(entry.progress.nextAttemptAt, now)) &&
+            (entry.lease === undefined || DateTime.isLessThanOrEqualTo(entry.lease.until, now))
           )
           .slice(0, limit)
-          .map((entry) => ({ webhook: entry.webhook, secrets: signing(entry, now), progress: entry.progress }))
+          .map((entry) => {
+            entry.lease = { owner, until }
+            return { webhook: entry.webhook, secrets: signing(entry, now), progress: entry.progress }
+          })
       )
     ),
+    release: Effect.fn("WebhookRepository.release")((id, owner) =>
+      Effect.sync(() => {
+        const entry = entries.get(id)
+        if (entry?.lease?.owner === owner) entry.lease = undefined
+      })
+    ),
+    pending: Effect.sync(() =>
+      [...entries.values()]
+        .filter((entry) => entry.webhook.state._tag === "active")
+        .map((entry) => ({ webhook: entry.webhook, progress: entry.progress }))
+    ).pipe(Effect.withSpan("WebhookRepository.pending")),
     recordAttempt: Effect.fn("WebhookRepository.recordAttempt")((id, attempt, progress) =>
       Effect.map(find(id), (entry) => {
         const recorded = new DeliveryAttempt({
