@@ -88,7 +88,7 @@ export const webhooksSection = async (options: {
       const until = performance.now() + seconds * 1000
       await Promise.all(Array.from({ length: CLIENTS }, async (_, client) => {
         while (performance.now() < until) {
-          const pet = await call("POST", "/v1/pets", { name: `hook ${client}`, categoryId: 1 })
+          const pet = await call("POST", "/v1/pets", { name: `hook ${client}`, categoryId: 1, status: "available" })
           const order = await call("POST", "/v1/store/orders", { petId: pet.id })
           await call("POST", `/v1/store/orders/${order.id}/approve`)
           iterations++
