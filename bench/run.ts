@@ -20,6 +20,8 @@
  *   memory   heap per 100k pets: memory adapter vs a plain Map
  *   hostile  cost of rejecting large/invalid bodies; /healthz latency under a 1 MiB flood
  *   sse      1,000 Server-Sent Events subscribers on one instance: the RSS they add (target < 100 MB)
+ *   webhooks create + place + approve on PostgreSQL and embedded, without and with one webhook
+ *            subscription (a local receiver answering 204): the ratio (target: at most 15% slower)
  *   instructions
  *            instructions per request under valgrind's callgrind (repeatable within about 5%,
  *            unlike req/s on shared cores): Animal Store on memory and PostgreSQL vs the
@@ -73,6 +75,7 @@ import { makeReport } from "./report.ts"
 import type { RepositoryArgs, RepositoryResult, RepositoryRow } from "./repository.ts"
 import { scaleSection } from "./scale.ts"
 import { sseSection } from "./sse.ts"
+import { webhooksSection } from "./webhooks.ts"
 import { type Server, startReference, startService } from "./servers.ts"
 
 if (Number(process.versions.node.split(".")[0]) < 24) {
@@ -89,7 +92,7 @@ const { values: flags } = parseArgs({
   }
 })
 const QUICK = flags.quick
-const ALL_SECTIONS = ["repo", "http", "scale", "inventory", "memory", "hostile", "sse", "instructions"]
+const ALL_SECTIONS = ["repo", "http", "scale", "inventory", "memory", "hostile", "sse", "webhooks", "instructions"]
 const SECTIONS = new Set((flags.sections ?? (QUICK ? "http,scale" : ALL_SECTIONS.join(","))).split(",").map((s) => s.trim()))
 for (const name of SECTIONS) {
   if (!ALL_SECTIONS.includes(name)) {
@@ -294,6 +297,10 @@ const httpSectionRun = async () => {
 
 const sseSectionRun = async () => {
   output["sse"] = await sseSection({ report, work, apiKey: API_KEY })
+}
+
+const webhooksSectionRun = async () => {
+  output["webhooks"] = await webhooksSection({ report, work, apiKey: API_KEY, pgUrl: await usablePgUrl("webhooks") })
 }
 
 const scaleSectionRun = async () => {
@@ -601,6 +608,7 @@ const main = async () => {
     ["memory", memorySection],
     ["hostile", hostileSection],
     ["sse", sseSectionRun],
+    ["webhooks", webhooksSectionRun],
     ["instructions", instructionsSectionRun]
   ]
   try {

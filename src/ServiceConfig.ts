@@ -120,6 +120,9 @@ export const ServiceConfig = Config.all({
   eventsRetention: Config.Duration("EVENTS_RETENTION").pipe(Config.withDefault(Duration.days(7))),
   // How often an idle SSE stream sends a heartbeat comment.
   eventsHeartbeat: Config.Duration("EVENTS_HEARTBEAT").pipe(Config.withDefault(Duration.seconds(15))),
+  // How long an instance holds the webhook subscriptions it delivers to: after a kill, the
+  // time before another instance (or the restarted one) takes them over.
+  webhookLease: Config.Duration("WEBHOOK_LEASE").pipe(Config.withDefault(Duration.seconds(30))),
   trustProxy: Config.schema(TrustedProxies, "TRUST_PROXY").pipe(
     Config.map((list) => list.split(",").map((entry) => IpNetwork.fromStringUnsafe(networkOf(entry.trim())))),
     Config.withDefault([] as ReadonlyArray<IpNetwork.IpNetwork>)

@@ -7,13 +7,16 @@
 import { Console, Duration, Effect, Layer, Option, Redacted, References } from "effect"
 import * as RateLimiter from "effect/persistence/RateLimiter"
 import { randomBytes } from "node:crypto"
+import { hostname } from "node:os"
 import * as EventRetention from "./application/events/EventRetention.ts"
 import * as ApiKeyAdminLocal from "./application/keys/ApiKeyAdminLocal.ts"
+import * as WebhookDispatcher from "./application/webhooks/WebhookDispatcher.ts"
 import * as ApiKeysCached from "./adapters/apikeys/ApiKeysCached.ts"
 import * as StoreMetrics from "./adapters/observability/StoreMetrics.ts"
 import * as RateLimiterStoreMemory from "./adapters/ratelimits/RateLimiterStoreMemory.ts"
 import * as RateLimitsTokenBucket from "./adapters/ratelimits/RateLimitsTokenBucket.ts"
 import * as ReleaseDeadline from "./adapters/process/ReleaseDeadline.ts"
+import { WebhookSenderHttp } from "./adapters/webhooks/index.ts"
 import { EventLog } from "./ports/events/EventLog.ts"
 import { IdempotentCreates } from "./ports/idempotency/IdempotentCreates.ts"
 import { WebhookRepository } from "./ports/webhooks/WebhookRepository.ts"
@@ -70,10 +73,17 @@ const adminServer = (store: StoreConfig, service: ServiceConfig) =>
     )
   }))
 
+// Each instance delivers webhooks; its leases carry a name no other instance has.
+const webhookDelivery = (service: ServiceConfig) =>
+  WebhookDispatcher.layer({
+    owner: `${hostname()}/${process.pid}/${randomBytes(6).toString("base64url")}`,
+    lease: service.webhookLease
+  }).pipe(Layer.provide(WebhookSenderHttp.layer({ allowPrivate: service.webhookAllowPrivate })))
+
 /**
  * What the HTTP app needs of the store's ports: both repositories measured, idempotent
- * creates, the event feed with its retention sweep, the webhook subscriptions, the key
- * check, and the embedded store's admin port.
+ * creates, the event feed with its retention sweep, the webhook subscriptions and their
+ * delivery, the key check, and the embedded store's admin port.
  */
 export const services = (store: StoreConfig, service: ServiceConfig) =>
   Layer.mergeAll(
@@ -83,6 +93,7 @@ export const services = (store: StoreConfig, service: ServiceConfig) =>
     Layer.effect(WebhookRepository, Effect.service(WebhookRepository)),
     Layer.effect(EventLog, Effect.service(EventLog)),
     EventRetention.layer({ retention: service.eventsRetention }),
+    webhookDelivery(service),
     apiKeys(store, service),
     adminServer(store, service)
   )

@@ -365,6 +365,20 @@ export const loader = Migrator.fromRecord({
     `
     // A subscription's attempts are read as keyset pages of (webhook_id, id); the index also serves the cascade.
     yield* sql`CREATE INDEX webhook_deliveries_webhook_id_id ON webhook_deliveries (webhook_id, id)`
+  }),
+  // Delivery shared by the instances on one database: an instance leases the subscriptions
+  // it delivers to (claimed with FOR UPDATE SKIP LOCKED, no transaction held across the
+  // HTTP call); a lease left by a killed instance expires and another one takes over.
+  // first_attempt_at dates the first attempt at the pending event: the 24 h retry window.
+  "0012_webhook_leases": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`
+      ALTER TABLE webhooks
+        ADD COLUMN first_attempt_at timestamptz,
+        ADD COLUMN lease_owner text CONSTRAINT webhooks_lease_owner_length CHECK (char_length(lease_owner) <= 200),
+        ADD COLUMN lease_until timestamptz,
+        ADD CONSTRAINT webhooks_lease_whole CHECK ((lease_owner IS NULL) = (lease_until IS NULL))
+    `
   })
 })
 

@@ -17,13 +17,15 @@ export interface IssuedWebhook {
 
 /**
  * Where a subscription's deliveries stand. `cursor` is the last event settled for it
- * (delivered, or given up); the next one is being tried, `attempt` times so far, and is
- * not tried again before `nextAttemptAt` (none: at once).
+ * (delivered, or given up); the next one is being tried, `attempt` times so far, first at
+ * `firstAttemptAt` (the start of its retry window; absent before the first attempt), and
+ * is not tried again before `nextAttemptAt` (none: at once).
  */
 export interface DeliveryProgress {
   readonly cursor: EventId | 0n
   readonly attempt: number
   readonly nextAttemptAt: DateTime.Utc | undefined
+  readonly firstAttemptAt?: DateTime.Utc | undefined
 }
 
 /** What a dispatcher needs to deliver to a subscription: where it stands, and the secrets that sign now. */
@@ -69,8 +71,22 @@ export class WebhookRepository extends Context.Service<WebhookRepository, {
     reason: string,
     at: DateTime.Utc
   ) => Effect.Effect<WebhookSubscription, WebhookNotFound | StoreUnavailable>
-  /** Active subscriptions whose next attempt is due at `now`, ascending by id, at most `limit`. */
-  readonly due: (now: DateTime.Utc, limit: number) => Effect.Effect<ReadonlyArray<DeliveryTarget>, StoreUnavailable>
+  /**
+   * Leases to `owner` until `until`, and answers, the active subscriptions whose next
+   * attempt is due at `now` and that no lease holds at `now` (none, or one that expired),
+   * ascending by id, at most `limit`. Instances sharing the store never claim the same
+   * subscription at once, so each delivers to it alone while its lease lasts.
+   */
+  readonly claim: (request: {
+    readonly now: DateTime.Utc
+    readonly owner: string
+    readonly until: DateTime.Utc
+    readonly limit: number
+  }) => Effect.Effect<ReadonlyArray<DeliveryTarget>, StoreUnavailable>
+  /** Ends `owner`'s lease on the subscription, if it still holds it. */
+  readonly release: (id: WebhookId, owner: string) => Effect.Effect<void, StoreUnavailable>
+  /** The active subscriptions and where their deliveries stand, leased or not, ascending by id. */
+  readonly pending: Effect.Effect<ReadonlyArray<{ readonly webhook: WebhookSubscription; readonly progress: DeliveryProgress }>, StoreUnavailable>
   /**
    * Records an attempt at delivering `eventId` and moves the subscription's progress,
    * as one change: an attempt is never recorded without the progress it made.

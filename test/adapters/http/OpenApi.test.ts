@@ -3,6 +3,7 @@
  * (shared/spec/animal-store-spec.md) without any third-party validator.
  */
 import { beforeAll, describe, expect, it } from "vitest"
+import { EventType } from "../../../src/domain/events/EventType.ts"
 import { PET_NAME_MAX_CODE_POINTS, PET_NAME_PATTERN } from "../../../src/domain/pets/PetName.ts"
 import { makeTestServer, SERVERS } from "./TestServer.ts"
 
@@ -100,6 +101,19 @@ describe("OpenAPI document (GET /v1/openapi.json)", () => {
     // First the relative address of the instance itself, which docs pages call by default.
     expect(servers.map((server) => server["url"])).toEqual(["/v1", SERVERS.production, SERVERS.staging])
     for (const server of servers) expect(server["url"]).toMatch(/\/v1$/)
+  })
+
+  it("describes each event type's delivery in the top-level webhooks section", () => {
+    expect(Object.keys(doc["webhooks"]).sort()).toEqual([...EventType.literals].sort())
+    const placed = doc["webhooks"]["order.placed"].post
+    const schema = placed.requestBody.content["application/json"].schema
+    expect(schema.required).toEqual(["type", "timestamp", "data"])
+    expect(schema.properties.type).toEqual({ type: "string", const: "order.placed" })
+    expect(schema.properties.data).toEqual({ $ref: "#/components/schemas/Order" })
+    expect(doc["webhooks"]["pet.created"].post.requestBody.content["application/json"].schema.properties.data)
+      .toEqual({ $ref: "#/components/schemas/Pet" })
+    expect(placed.parameters.map((parameter: Json) => parameter["name"])).toEqual(["webhook-id", "webhook-timestamp", "webhook-signature"])
+    expect(Object.keys(placed.responses)).toEqual(["204", "410"])
   })
 
   it("has exactly the paths of the animals, the store, the events and the webhooks areas, relative to the /v1 base", () => {

@@ -14,6 +14,13 @@ const url = (path: string) => `https://hooks.example.com/${path}` as WebhookUrl
 const create = (path: string, types: readonly ["pet.created", ...Array<"pet.created" | "order.placed">] = ["pet.created"]) =>
   Effect.flatMap(WebhookRepository, (repository) => repository.create({ url: url(path), types, createdAt: T0 }))
 const missing = WebhookId.make(9_000_000_000_000n)
+// The due subscriptions: claimed, then released at once, so that any later look sees them again.
+const due = (now: DateTime.Utc, limit: number) =>
+  Effect.flatMap(WebhookRepository, (repository) =>
+    Effect.tap(
+      repository.claim({ now, owner: "contract", until: DateTime.add(now, { minutes: 1 }), limit }),
+      (targets) => Effect.forEach(targets, (target) => repository.release(target.webhook.id, "contract"))
+    ))
 const result = { outcome: "retry", httpStatus: 503, durationMs: 12, error: "503 Service Unavailable" } as const
 
 /** Runs the contract against `repository`; it must start empty. */
@@ -43,7 +50,7 @@ export const webhookRepositoryContract = (
           assert.deepStrictEqual(stored.state, { _tag: "active" })
           // The secret leaves the store only to sign: a subscription does not carry it.
           assert.deepStrictEqual(Object.keys(stored).sort(), ["createdAt", "id", "state", "types", "url"])
-          const target = (yield* repository.due(T0, 100)).find((due) => due.webhook.id === webhook.id)
+          const target = (yield* due(T0, 100)).find((due) => due.webhook.id === webhook.id)
           assert.deepStrictEqual(target?.secrets, [secret])
           assert.deepStrictEqual(target?.progress, { cursor: 0n, attempt: 0, nextAttemptAt: undefined })
         }))
@@ -106,7 +113,7 @@ export const webhookRepositoryContract = (
           assert.isDefined(secretKey(rotated.secret))
           assert.deepStrictEqual(rotated.webhook, webhook)
           const secretsAt = (iso: string) =>
-            Effect.map(repository.due(at(iso), 1000), (due) => due.find((target) => target.webhook.id === webhook.id)?.secrets)
+            Effect.map(due(at(iso), 1000), (due) => due.find((target) => target.webhook.id === webhook.id)?.secrets)
           assert.deepStrictEqual(yield* secretsAt("2026-05-02T11:59:59.999Z"), [rotated.secret, first])
           assert.deepStrictEqual(yield* secretsAt("2026-05-02T12:00:00.000Z"), [rotated.secret])
           // A second rotation within the overlap: the secret replaced first stops at once.
@@ -123,7 +130,7 @@ export const webhookRepositoryContract = (
           const again = yield* repository.disable(webhook.id, "operator", at("2026-05-02T00:00:00.000Z"))
           assert.deepStrictEqual(again.state, disabled.state)
           assert.deepStrictEqual((yield* repository.get(webhook.id)).state, disabled.state)
-          assert.notInclude((yield* repository.due(at("2030-01-01T00:00:00.000Z"), 1000)).map((due) => due.webhook.id), webhook.id)
+          assert.notInclude((yield* due(at("2030-01-01T00:00:00.000Z"), 1000)).map((due) => due.webhook.id), webhook.id)
         }))
 
       it.effect("an attempt is recorded with the progress it made; due follows the next attempt's time", () =>
@@ -143,10 +150,10 @@ export const webhookRepositoryContract = (
           assert.strictEqual(first.httpStatus, 503)
           assert.strictEqual(first.durationMs, 12)
           assert.strictEqual(first.error, "503 Service Unavailable")
-          const dueIds = (now: DateTime.Utc) => Effect.map(repository.due(now, 1000), (due) => due.map((target) => target.webhook.id))
+          const dueIds = (now: DateTime.Utc) => Effect.map(due(now, 1000), (due) => due.map((target) => target.webhook.id))
           assert.notInclude(yield* dueIds(at("2026-05-01T10:00:29.999Z")), webhook.id)
           assert.include(yield* dueIds(retryAt), webhook.id)
-          const target = (yield* repository.due(retryAt, 1000)).find((due) => due.webhook.id === webhook.id)
+          const target = (yield* due(retryAt, 1000)).find((due) => due.webhook.id === webhook.id)
           assert.deepStrictEqual(target?.progress, { cursor: 6n as EventId, attempt: 1, nextAttemptAt: retryAt })
 
           const delivered = yield* repository.recordAttempt(
@@ -157,7 +164,7 @@ export const webhookRepositoryContract = (
           assert.isTrue(delivered.id > first.id)
           assert.strictEqual(delivered.httpStatus, 204)
           assert.isUndefined(delivered.error)
-          const after = (yield* repository.due(retryAt, 1000)).find((due) => due.webhook.id === webhook.id)
+          const after = (yield* due(retryAt, 1000)).find((due) => due.webhook.id === webhook.id)
           assert.deepStrictEqual(after?.progress, { cursor: 7n as EventId, attempt: 0, nextAttemptAt: undefined })
           assert.deepStrictEqual(yield* repository.deliveries(webhook.id, { after: 0n, limit: 10 }), [first, delivered])
         }))
@@ -168,8 +175,8 @@ export const webhookRepositoryContract = (
           const { webhook } = yield* create("advanced")
           const later = at("2026-05-01T11:00:00.000Z")
           yield* repository.advance(webhook.id, { cursor: 41n as EventId, attempt: 0, nextAttemptAt: later })
-          assert.notInclude((yield* repository.due(T0, 1000)).map((due) => due.webhook.id), webhook.id)
-          const target = (yield* repository.due(later, 1000)).find((due) => due.webhook.id === webhook.id)
+          assert.notInclude((yield* due(T0, 1000)).map((due) => due.webhook.id), webhook.id)
+          const target = (yield* due(later, 1000)).find((due) => due.webhook.id === webhook.id)
           assert.deepStrictEqual(target?.progress, { cursor: 41n as EventId, attempt: 0, nextAttemptAt: later })
           assert.deepStrictEqual(yield* repository.deliveries(webhook.id, { after: 0n, limit: 10 }), [])
           const error = yield* Effect.flip(repository.advance(missing, { cursor: 0n, attempt: 0, nextAttemptAt: undefined }))
@@ -201,14 +208,51 @@ export const webhookRepositoryContract = (
           assert.deepStrictEqual(yield* repository.deliveries(webhook.id, { after: last[0]!.id as DeliveryId, limit: 2 }), [])
         }))
 
-      it.effect("due returns at most `limit` subscriptions, by id", () =>
+      it.effect("a claim leases: another owner does not get the subscription until the lease ends or is released", () =>
         Effect.gen(function*() {
           const repository = yield* WebhookRepository
+          const { webhook } = yield* create("leased")
+          const until = at("2026-05-01T10:00:30.000Z")
+          const claimed = (owner: string, now: DateTime.Utc) =>
+            Effect.map(
+              repository.claim({ now, owner, until: DateTime.add(now, { seconds: 30 }), limit: 1000 }),
+              (targets) => targets.map((target) => target.webhook.id).includes(webhook.id)
+            )
+          assert.isTrue(yield* Effect.map(
+            repository.claim({ now: T0, owner: "a", until, limit: 1000 }),
+            (targets) => targets.map((target) => target.webhook.id).includes(webhook.id)
+          ))
+          assert.isFalse(yield* claimed("b", at("2026-05-01T10:00:29.999Z")))
+          // Only the holder's release ends it.
+          yield* repository.release(webhook.id, "b")
+          assert.isFalse(yield* claimed("b", at("2026-05-01T10:00:29.999Z")))
+          yield* repository.release(webhook.id, "a")
+          assert.isTrue(yield* claimed("b", at("2026-05-01T10:00:29.999Z")))
+          // b's lease (to 10:00:59.999) expires: a killed holder does not keep it.
+          assert.isFalse(yield* claimed("a", at("2026-05-01T10:00:59.998Z")))
+          assert.isTrue(yield* claimed("a", at("2026-05-01T10:00:59.999Z")))
+          yield* repository.release(webhook.id, "a")
+        }))
+
+      it.effect("the first attempt's time is kept with the progress; pending lists the active ones with theirs", () =>
+        Effect.gen(function*() {
+          const repository = yield* WebhookRepository
+          const { webhook } = yield* create("first-attempt")
+          const progress = { cursor: 3n as EventId, attempt: 2, nextAttemptAt: at("2026-05-01T10:01:00.000Z"), firstAttemptAt: T0 }
+          yield* repository.advance(webhook.id, progress)
+          const pending = (yield* repository.pending).find((entry) => entry.webhook.id === webhook.id)
+          assert.deepStrictEqual(pending?.progress, progress)
+          yield* repository.disable(webhook.id, "done", T0)
+          assert.notInclude((yield* repository.pending).map((entry) => entry.webhook.id), webhook.id)
+        }))
+
+      it.effect("a claim returns at most `limit` subscriptions, by id", () =>
+        Effect.gen(function*() {
           yield* create("limit-1")
           yield* create("limit-2")
-          const due = yield* repository.due(T0, 2)
-          assert.strictEqual(due.length, 2)
-          assert.isTrue(due[0]!.webhook.id < due[1]!.webhook.id)
+          const claimed = yield* due(T0, 2)
+          assert.strictEqual(claimed.length, 2)
+          assert.isTrue(claimed[0]!.webhook.id < claimed[1]!.webhook.id)
         }))
     }
   )

@@ -1,3 +1,4 @@
+import { EventType } from "../../../domain/events/EventType.ts"
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, PAGE_LIMIT_MIN } from "../../../domain/paging/PageLimit.ts"
 import { AUTH_REALM, ERROR_CODES } from "./ApiErrors.ts"
 import { SUNSET } from "./Sunset.ts"
@@ -234,6 +235,59 @@ const rateLimitedHeaders = {
   ...rateLimitHeaders(true)
 }
 
+// A delivery's Standard Webhooks headers, the same for every event type.
+const WEBHOOK_HEADERS = [
+  ["webhook-id", "`evt_<event id>`: the same on every attempt at one event; deduplicate on it."],
+  ["webhook-timestamp", "When this attempt was signed, in seconds since the epoch."],
+  ["webhook-signature", "`v1,<base64 HMAC-SHA256>` per signing secret, space-separated (two during a rotation's overlap)."]
+].map(([name, description]) => ({ name, in: "header", required: true, description, schema: { type: "string" } }))
+
+/**
+ * The top-level `webhooks` section: one POST per event type, as the service sends it to
+ * a subscription's URL. `data` is the resource as the API writes it.
+ */
+const webhooksSection = (): Json =>
+  Object.fromEntries(EventType.literals.map((type) => {
+    const resource = type === "pet.updated" ? "PetChange" : type.startsWith("pet.") ? "Pet" : "Order"
+    return [type, {
+      post: {
+        operationId: `${type.replace(/\.(\w)/, (_, letter: string) => letter.toUpperCase())}Webhook`,
+        summary: `${type} delivery`,
+        description: `Sent to each active subscription to \`${type}\`, at least once and in event order, ` +
+          "signed per Standard Webhooks. A 2xx is delivered; 410 disables the subscription; anything else " +
+          "is retried with backoff for up to 24 hours.",
+        tags: ["webhooks"],
+        security: [],
+        parameters: WEBHOOK_HEADERS,
+        requestBody: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: {
+                type: "object",
+                required: ["type", "timestamp", "data"],
+                properties: {
+                  type: { type: "string", const: type },
+                  timestamp: { type: "string", format: "date-time", description: "When the change happened." },
+                  data: { $ref: `#/components/schemas/${resource}` }
+                }
+              },
+              example: {
+                type,
+                timestamp: "2026-11-21T10:00:00.000Z",
+                data: resource === "Order" ? ORDER_EXAMPLE : resource === "Pet" ? PET_EXAMPLE : { ...PET_EXAMPLE, changed: ["name"] }
+              }
+            }
+          }
+        },
+        responses: {
+          "204": { description: "Received (any 2xx)." },
+          "410": { description: "Gone: the subscription is disabled, nothing more is sent." }
+        }
+      }
+    }]
+  }))
+
 /**
  * Fixes what HttpApi cannot express in the generated document, so it matches the spec:
  * paths relative to the /v1 base address, integer query/path parameters (HttpApi documents them as patterned strings), the
@@ -322,5 +376,19 @@ export const transformOpenApi = (spec: Json): Json => {
   // The service ignores unknown request body fields (a client-supplied `id` included), so the document allows them.
   for (const name of OPEN_REQUEST_SCHEMAS) delete schemas[name]?.additionalProperties
   schemas["Error"] = ErrorSchema
+  // pet.updated's data: the pet after the edit, and the fields the edit set or removed.
+  const pet: Json | undefined = schemas["Pet"]
+  if (pet !== undefined) {
+    schemas["PetChange"] = {
+      ...pet,
+      description: "A pet after an edit (pet.updated), with the names of the fields the edit set or removed.",
+      properties: {
+        ...pet.properties,
+        changed: { type: "array", items: { type: "string", enum: ["name", "categoryId", "status"] }, uniqueItems: true }
+      },
+      required: [...(pet.required ?? []), "changed"]
+    }
+  }
+  spec["webhooks"] = webhooksSection()
   return spec
 }

@@ -13,6 +13,7 @@ interface Entry {
   secret: WebhookSecret
   previous: { readonly secret: WebhookSecret; readonly until: DateTime.Utc } | undefined
   progress: DeliveryProgress
+  lease: { readonly owner: string; readonly until: DateTime.Utc } | undefined
   // Ascending by id: attempts are recorded in id order.
   readonly attempts: Array<DeliveryAttempt>
 }
@@ -51,13 +52,14 @@ export const make = Effect.sync(() => {
           secret,
           previous: undefined,
           progress: { cursor: 0n, attempt: 0, nextAttemptAt: undefined },
+          lease: undefined,
           attempts: []
         })
         return { webhook, secret }
       })
     ),
     list: Effect.sync(() => [...entries.values()].map((entry) => entry.webhook)).pipe(
-      Effect.withSpan("WebhookRepository.list")
+      Spans.span("WebhookRepository.list")
     ),
     get: Spans.method("WebhookRepository.get", (id: WebhookId) => Effect.map(find(id), (entry) => entry.webhook)),
     delete: Spans.method("WebhookRepository.delete", (id: WebhookId) =>
@@ -81,17 +83,32 @@ export const make = Effect.sync(() => {
         return entry.webhook
       })
     ),
-    due: Spans.method("WebhookRepository.due", (now, limit) =>
+    claim: Spans.method("WebhookRepository.claim", ({ limit, now, owner, until }) =>
       Effect.sync(() =>
         [...entries.values()]
           .filter((entry) =>
             entry.webhook.state._tag === "active" &&
-            (entry.progress.nextAttemptAt === undefined || DateTime.isLessThanOrEqualTo(entry.progress.nextAttemptAt, now))
+            (entry.progress.nextAttemptAt === undefined || DateTime.isLessThanOrEqualTo(entry.progress.nextAttemptAt, now)) &&
+            (entry.lease === undefined || DateTime.isLessThanOrEqualTo(entry.lease.until, now))
           )
           .slice(0, limit)
-          .map((entry) => ({ webhook: entry.webhook, secrets: signing(entry, now), progress: entry.progress }))
+          .map((entry) => {
+            entry.lease = { owner, until }
+            return { webhook: entry.webhook, secrets: signing(entry, now), progress: entry.progress }
+          })
       )
     ),
+    release: Spans.method("WebhookRepository.release", (id, owner) =>
+      Effect.sync(() => {
+        const entry = entries.get(id)
+        if (entry?.lease?.owner === owner) entry.lease = undefined
+      })
+    ),
+    pending: Effect.sync(() =>
+      [...entries.values()]
+        .filter((entry) => entry.webhook.state._tag === "active")
+        .map((entry) => ({ webhook: entry.webhook, progress: entry.progress }))
+    ).pipe(Spans.span("WebhookRepository.pending")),
     recordAttempt: Spans.method("WebhookRepository.recordAttempt", (id, attempt, progress) =>
       Effect.map(find(id), (entry) => {
         const recorded = new DeliveryAttempt({

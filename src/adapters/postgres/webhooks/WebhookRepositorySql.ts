@@ -16,7 +16,7 @@ import { unavailableOrDie } from "../UnavailableOrDie.ts"
 import * as Spans from "../../observability/Spans.ts"
 
 const COLUMNS = `id, url, types, created_at, disabled_at, disabled_reason, secret, previous_secret,
-  previous_secret_until, cursor_event_id, attempt, next_attempt_at`
+  previous_secret_until, cursor_event_id, attempt, next_attempt_at, first_attempt_at`
 
 // Rows are decoded through the domain schemas, so a row no service could have written fails loudly.
 const WebhookRow = Schema.Struct({
@@ -31,7 +31,8 @@ const WebhookRow = Schema.Struct({
   previous_secret_until: Schema.NullOr(Schema.DateTimeUtcFromDate),
   cursor_event_id: Schema.Union([EventId, Schema.Literal(0n)]),
   attempt: Schema.Int,
-  next_attempt_at: Schema.NullOr(Schema.DateTimeUtcFromDate)
+  next_attempt_at: Schema.NullOr(Schema.DateTimeUtcFromDate),
+  first_attempt_at: Schema.NullOr(Schema.DateTimeUtcFromDate)
 })
 type WebhookRow = typeof WebhookRow.Type
 
@@ -58,17 +59,20 @@ const toWebhook = (row: WebhookRow): WebhookSubscription =>
       : { _tag: "disabled", reason: row.disabled_reason ?? "", disabledAt: row.disabled_at }
   }, { disableChecks: true })
 
+const progressOf = (row: WebhookRow): DeliveryProgress => ({
+  cursor: row.cursor_event_id,
+  attempt: row.attempt,
+  nextAttemptAt: row.next_attempt_at ?? undefined,
+  ...(row.first_attempt_at === null ? {} : { firstAttemptAt: row.first_attempt_at })
+})
+
 const toTarget = (row: WebhookRow, now: DateTime.Utc) => ({
   webhook: toWebhook(row),
   secrets: row.previous_secret !== null && row.previous_secret_until !== null &&
       DateTime.isLessThan(now, row.previous_secret_until)
     ? [row.secret, row.previous_secret] as const
     : [row.secret] as const,
-  progress: {
-    cursor: row.cursor_event_id,
-    attempt: row.attempt,
-    nextAttemptAt: row.next_attempt_at ?? undefined
-  }
+  progress: progressOf(row)
 })
 
 const toDelivery = (row: typeof DeliveryRow.Type): DeliveryAttempt =>
@@ -125,7 +129,7 @@ export const make = (options: Options) =>
       Request: Schema.Void,
       Result: WebhookRow,
       execute: () => sql`SELECT ${columns} FROM webhooks ORDER BY id`
-    })(undefined).pipe(Effect.map((rows) => rows.map(toWebhook)), guard, Effect.withSpan("WebhookRepository.list"))
+    })(undefined).pipe(Effect.map((rows) => rows.map(toWebhook)), guard, Spans.span("WebhookRepository.list"))
 
     const get = Spans.method("WebhookRepository.get", (id: WebhookId) =>
       guard(Effect.map(one(id, sql`SELECT ${columns} FROM webhooks WHERE id = ${id}`), toWebhook))
@@ -163,23 +167,57 @@ export const make = (options: Options) =>
       ))
     )
 
-    const due = Spans.method("WebhookRepository.due", (now: DateTime.Utc, limit: number) =>
+    // One statement: the due rows no live lease holds, locked and skipped by any other
+    // claim under way, then leased. No transaction outlives it: the HTTP calls come after.
+    const claim = Spans.method("WebhookRepository.claim", (request: {
+      readonly now: DateTime.Utc
+      readonly owner: string
+      readonly until: DateTime.Utc
+      readonly limit: number
+    }) =>
       SqlSchema.findAll({
         Request: Schema.Void,
         Result: WebhookRow,
         execute: () =>
-          sql`SELECT ${columns} FROM webhooks
-              WHERE disabled_at IS NULL AND (next_attempt_at IS NULL OR next_attempt_at <= ${date(now)})
-              ORDER BY id LIMIT ${limit}`
-      })(undefined).pipe(Effect.map((rows) => rows.map((row) => toTarget(row, now))), guard)
+          sql`UPDATE webhooks SET lease_owner = ${request.owner}, lease_until = ${date(request.until)}
+              WHERE id IN (
+                SELECT id FROM webhooks
+                WHERE disabled_at IS NULL AND (next_attempt_at IS NULL OR next_attempt_at <= ${date(request.now)})
+                  AND (lease_until IS NULL OR lease_until <= ${date(request.now)})
+                ORDER BY id LIMIT ${request.limit}
+                FOR UPDATE SKIP LOCKED
+              )
+              RETURNING ${columns}`
+      })(undefined).pipe(
+        Effect.map((rows) =>
+          [...rows].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map((row) => toTarget(row, request.now))
+        ),
+        guard
+      )
     )
 
+    const release = Spans.method("WebhookRepository.release", (id: WebhookId, owner: string) =>
+      guard(Effect.asVoid(
+        sql`UPDATE webhooks SET lease_owner = NULL, lease_until = NULL WHERE id = ${id} AND lease_owner = ${owner}`
+      ))
+    )
+
+    const pending = SqlSchema.findAll({
+      Request: Schema.Void,
+      Result: WebhookRow,
+      execute: () => sql`SELECT ${columns} FROM webhooks WHERE disabled_at IS NULL ORDER BY id`
+    })(undefined).pipe(
+      Effect.map((rows) => rows.map((row) => ({ webhook: toWebhook(row), progress: progressOf(row) }))),
+      guard,
+      Spans.span("WebhookRepository.pending")
+    )
 
     const progressStatement = (id: WebhookId, progress: DeliveryProgress) =>
       one(
         id,
         sql`UPDATE webhooks SET cursor_event_id = ${progress.cursor}, attempt = ${progress.attempt},
-                                next_attempt_at = ${date(progress.nextAttemptAt)}
+                                next_attempt_at = ${date(progress.nextAttemptAt)},
+                                first_attempt_at = ${date(progress.firstAttemptAt)}
             WHERE id = ${id} RETURNING ${columns}`
       )
 
@@ -232,7 +270,9 @@ export const make = (options: Options) =>
       delete: remove,
       rotateSecret,
       disable,
-      due,
+      claim,
+      release,
+      pending,
       recordAttempt,
       advance,
       deliveries

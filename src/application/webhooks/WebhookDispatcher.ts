@@ -1,0 +1,209 @@
+/**
+ * The webhook delivery dispatcher: a background process in each service instance that
+ * delivers the store's events to their subscriptions, at least once, in event order per
+ * subscription. Instances sharing a store share the work through leases
+ * (WebhookRepository.claim): a subscription is delivered to by one instance at a time,
+ * and a lease left by a killed instance expires, so another one delivers again.
+ */
+import { Clock, Context, DateTime, Duration, Effect, FiberSet, Layer, Metric, Queue, Random, Stream } from "effect"
+import type { StoreUnavailable } from "../../domain/Errors.ts"
+import { eventDataText } from "../../domain/events/EventData.ts"
+import type { StoreEvent } from "../../domain/events/StoreEvent.ts"
+import type { AttemptResult, DeliveryOutcome } from "../../domain/webhooks/DeliveryAttempt.ts"
+import { nextAttemptAt } from "../../domain/webhooks/RetrySchedule.ts"
+import { EventLog } from "../../ports/events/EventLog.ts"
+import { type DeliveryProgress, type DeliveryTarget, WebhookRepository } from "../../ports/webhooks/WebhookRepository.ts"
+import { WebhookSender } from "../../ports/webhooks/WebhookSender.ts"
+
+/** Tuning of the dispatcher. */
+export interface Options {
+  /** This instance's name in the leases it takes: unique among the instances on one store. */
+  readonly owner: string
+  /** Subscriptions delivered to at once. Default: 8. */
+  readonly concurrency?: number | undefined
+  /** How often due retries and other instances' events are looked for without a wake-up. Default: 500 ms. */
+  readonly poll?: Duration.Input | undefined
+  /** How often the backlog gauge is brought up to date. Default: 10 s. */
+  readonly sampleEvery?: Duration.Input | undefined
+  /**
+   * How long a claimed subscription stays with this instance: after a kill, the time
+   * before another instance delivers to it. New events are taken from it only in the
+   * first half, so one delivery (at most 5 s) ends well within it. Default: 30 s.
+   */
+  readonly lease?: Duration.Input | undefined
+}
+
+/** `give_up`: the event's retries ran past the 24 h window; it is left and the next one comes. */
+export type Outcome = DeliveryOutcome | "given_up"
+
+const OUTCOMES: ReadonlyArray<Outcome> = ["delivered", "gone", "retry", "given_up"]
+
+const deliveries = Object.fromEntries(OUTCOMES.map((outcome) => [
+  outcome,
+  Metric.counter("webhook_deliveries_total", {
+    description: "Webhook delivery attempts, by outcome (delivered, gone, retry, given_up).",
+    attributes: { outcome },
+    incremental: true
+  })
+])) as Record<Outcome, Metric.Metric<number, unknown>>
+
+const registryContext = Context.empty()
+
+const oldestAge = Metric.gauge("webhook_oldest_undelivered_event_age_seconds", {
+  description: "Age of the oldest event not yet delivered to an active subscription (0 when none waits)."
+})
+
+/**
+ * The body of a delivery, after Standard Webhooks: `type`, `timestamp` (when the change
+ * happened) and `data`, the resource as the API writes it (int64 fields exact).
+ */
+export const payload = (event: StoreEvent): string =>
+  `{"type":"${event.type}","timestamp":"${DateTime.formatIso(event.occurredAt)}","data":${eventDataText(event.data)}}`
+
+/** The message id of every attempt at `event`: receivers deduplicate on it. */
+export const messageId = (event: StoreEvent): string => `evt_${event.id}`
+
+const now = Effect.map(Clock.currentTimeMillis, (millis) => DateTime.makeUnsafe(millis))
+
+const settled = (event: StoreEvent): DeliveryProgress => ({ cursor: event.id, attempt: 0, nextAttemptAt: undefined })
+
+/**
+ * Delivers to one claimed subscription, in event order, until it has nothing due, an
+ * attempt failed (its retry waits), or half its lease is gone. Each attempt is recorded
+ * with the progress it made before the next event is read: a kill between the POST and
+ * the record means the event is delivered again (at least once).
+ */
+const deliverTo = (target: DeliveryTarget, leaseEnd: DateTime.Utc, lease: Duration.Duration) =>
+  Effect.gen(function*() {
+    const log = yield* EventLog
+    const repository = yield* WebhookRepository
+    const sender = yield* WebhookSender
+    const { webhook } = target
+    const takeUntil = DateTime.subtractDuration(leaseEnd, Duration.divideUnsafe(lease, 2))
+    let progress = target.progress
+    while (DateTime.isLessThan(yield* now, takeUntil)) {
+      const [event] = yield* log.page({ after: progress.cursor, limit: 1, types: webhook.types })
+      if (event === undefined) return
+      // A new subscription receives only what happened after it was made.
+      if (DateTime.isLessThan(event.occurredAt, webhook.createdAt)) {
+        progress = settled(event)
+        yield* repository.advance(webhook.id, progress)
+        continue
+      }
+      const attempt = progress.attempt + 1
+      const attemptedAt = yield* now
+      const result: AttemptResult = yield* sender.send({
+        url: webhook.url,
+        messageId: messageId(event),
+        body: payload(event),
+        secrets: target.secrets
+      }).pipe(
+        Effect.tap((result) => Effect.annotateCurrentSpan({ "webhook.outcome": result.outcome })),
+        Effect.withSpan("WebhookDispatcher.deliver", {
+          attributes: {
+            "webhook.id": String(webhook.id),
+            "event.id": String(event.id),
+            "event.type": event.type,
+            "webhook.attempt": attempt
+          }
+        })
+      )
+      const failedAt = yield* now
+      const firstAttemptAt = progress.firstAttemptAt ?? attemptedAt
+      const retryAt = result.outcome === "retry"
+        ? nextAttemptAt({ attempt, firstAttemptAt, failedAt, random: yield* Random.next })
+        : undefined
+      const outcome: Outcome = result.outcome === "retry" && retryAt === undefined ? "given_up" : result.outcome
+      progress = outcome === "retry"
+        ? { cursor: progress.cursor, attempt, nextAttemptAt: retryAt, firstAttemptAt }
+        : outcome === "gone"
+        ? { cursor: progress.cursor, attempt, nextAttemptAt: undefined, firstAttemptAt }
+        : settled(event)
+      yield* repository.recordAttempt(webhook.id, {
+        ...result,
+        ...(outcome === "given_up"
+          ? { error: `${result.error ?? "failed"}; given up: retried for 24 hours`.slice(0, 500) }
+          : {}),
+        eventId: event.id,
+        attempt,
+        attemptedAt
+      }, progress)
+      deliveries[outcome].updateUnsafe(1, registryContext)
+      if (outcome === "gone") {
+        yield* repository.disable(webhook.id, "the receiver answered 410 Gone", failedAt)
+        return
+      }
+      if (outcome === "retry") return
+    }
+  }).pipe(Effect.catchTag("WebhookNotFound", () => Effect.void))
+
+/**
+ * The age of the oldest event each active subscription still has to receive, the
+ * oldest of them all (0 when none waits), into the gauge.
+ */
+export const sampleBacklog = Effect.gen(function*() {
+  const log = yield* EventLog
+  const repository = yield* WebhookRepository
+  const at = yield* now
+  let oldest: DateTime.Utc | undefined
+  for (const { progress, webhook } of yield* repository.pending) {
+    const [event] = yield* log.page({ after: progress.cursor, limit: 1, types: webhook.types })
+    if (event === undefined) continue
+    const since = DateTime.max(event.occurredAt, webhook.createdAt)
+    if (oldest === undefined || DateTime.isLessThan(since, oldest)) oldest = since
+  }
+  const age = oldest === undefined ? 0 : Math.max(0, (DateTime.toEpochMillis(at) - DateTime.toEpochMillis(oldest)) / 1000)
+  yield* Metric.update(oldestAge, age)
+})
+
+/**
+ * Runs the dispatcher while the layer lives: woken by the event log's `appended` signal
+ * and by a poll, it claims as many due subscriptions as it has free slots and delivers
+ * to each in a fiber of its own. Closing the layer interrupts the deliveries under way
+ * (an interrupted one is not recorded, so it is tried again) and releases their leases.
+ */
+export const layer = (options: Options): Layer.Layer<never, never, EventLog | WebhookRepository | WebhookSender> =>
+  Layer.effectDiscard(Effect.gen(function*() {
+    const log = yield* EventLog
+    const repository = yield* WebhookRepository
+    const concurrency = options.concurrency ?? 8
+    const poll = Duration.fromInputUnsafe(options.poll ?? Duration.millis(500))
+    const lease = Duration.fromInputUnsafe(options.lease ?? Duration.seconds(30))
+    const running = yield* FiberSet.make<void, never>()
+    const wake = yield* Queue.sliding<void>(1)
+    const services = yield* Effect.context<EventLog | WebhookRepository | WebhookSender>()
+
+    const warn = (error: StoreUnavailable) => Effect.logWarning(`webhook delivery: ${error.message}`)
+
+    const claim = Effect.gen(function*() {
+      const free = concurrency - (yield* FiberSet.size(running))
+      if (free <= 0) return
+      const at = yield* now
+      const until = DateTime.addDuration(at, lease)
+      const targets = yield* repository.claim({ now: at, owner: options.owner, until, limit: free })
+      for (const target of targets) {
+        const release = repository.release(target.webhook.id, options.owner).pipe(
+          Effect.catchTag("StoreUnavailable", warn),
+          // A store that stops answering at shutdown only delays another instance by the lease.
+          Effect.timeoutOption("1 second"),
+          Effect.asVoid
+        )
+        yield* FiberSet.run(
+          running,
+          deliverTo(target, until, lease).pipe(
+            Effect.catchTag("StoreUnavailable", warn),
+            Effect.ensuring(release),
+            Effect.ensuring(Queue.offer(wake, undefined)),
+            Effect.provideContext(services)
+          )
+        )
+      }
+    }).pipe(Effect.catchTag("StoreUnavailable", warn))
+
+    yield* Effect.forkScoped(Stream.runForEach(log.appended, () => Queue.offer(wake, undefined)))
+    yield* Effect.forkScoped(Effect.forever(Effect.andThen(claim, Effect.raceFirst(Queue.take(wake), Effect.sleep(poll)))))
+    yield* Effect.forkScoped(Effect.forever(Effect.andThen(
+      sampleBacklog.pipe(Effect.catchTag("StoreUnavailable", warn), Effect.provideContext(services)),
+      Effect.sleep(options.sampleEvery ?? Duration.seconds(10))
+    )))
+  }))

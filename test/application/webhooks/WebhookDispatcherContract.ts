@@ -1,0 +1,238 @@
+/**
+ * The dispatcher on one store, in process, with the TestClock: the receiver is a
+ * WebhookSender that records each delivery and answers as the test says.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Clock, DateTime, Duration, Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
+import * as WebhookDispatcher from "../../../src/application/webhooks/WebhookDispatcher.ts"
+import type { EventType } from "../../../src/domain/events/EventType.ts"
+import { CategoryId } from "../../../src/domain/pets/CategoryId.ts"
+import { NewPet } from "../../../src/domain/pets/NewPet.ts"
+import { PetName } from "../../../src/domain/pets/PetName.ts"
+import type { AttemptResult } from "../../../src/domain/webhooks/DeliveryAttempt.ts"
+import type { WebhookUrl } from "../../../src/domain/webhooks/WebhookUrl.ts"
+import type { EventLog } from "../../../src/ports/events/EventLog.ts"
+import { PetRepository } from "../../../src/ports/pets/PetRepository.ts"
+import { WebhookRepository } from "../../../src/ports/webhooks/WebhookRepository.ts"
+import { type WebhookDelivery, WebhookSender } from "../../../src/ports/webhooks/WebhookSender.ts"
+
+type Answer = AttemptResult["outcome"]
+
+/** The receiver: every delivery it got, by URL, and what it answers (by URL, default delivered). */
+const makeReceiver = () => {
+  const got: Array<WebhookDelivery & { readonly at: number; readonly answer: Answer }> = []
+  const answers = new Map<string, Answer>()
+  const sender = WebhookSender.of({
+    check: (url) => Effect.succeed(url as WebhookUrl),
+    send: (delivery) =>
+      Effect.clockWith((clock) =>
+        Effect.sync(() => {
+          const outcome = answers.get(delivery.url) ?? "delivered"
+          got.push({ ...delivery, at: clock.currentTimeMillisUnsafe(), answer: outcome })
+          return {
+            outcome,
+            httpStatus: outcome === "delivered" ? 204 : outcome === "gone" ? 410 : 503,
+            durationMs: 1,
+            error: outcome === "delivered" ? undefined : `${outcome}`
+          }
+        })
+      )
+  })
+  return { got, answers, sender, to: (url: string) => got.filter((delivery) => delivery.url === url) }
+}
+
+const pet = (name: string) => new NewPet({ name: PetName.make(name), categoryId: CategoryId.make(1n) })
+const url = (path: string) => `https://receiver.example/${path}` as WebhookUrl
+
+/**
+ * Lets the dispatcher run: the TestClock moves by `step` `times` times, with real time in
+ * between for a SQL store's round trips, until `done` holds.
+ */
+const until = (done: () => boolean, options: { readonly step?: Duration.Input; readonly times?: number } = {}) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < (options.times ?? 200); i++) {
+      if (done()) return
+      yield* TestClock.adjust(options.step ?? "500 millis")
+      yield* TestClock.withLive(Effect.sleep("20 millis"))
+    }
+    assert.fail("the dispatcher did not get there")
+  })
+
+const subscribe = (path: string, types: readonly [EventType, ...Array<EventType>] = ["pet.created"]) =>
+  Effect.gen(function*() {
+    const repository = yield* WebhookRepository
+    const createdAt = DateTime.makeUnsafe(yield* Clock.currentTimeMillis)
+    return (yield* repository.create({ url: url(path), types, createdAt })).webhook
+  })
+
+/** Runs the dispatcher tests against `store`; it must start empty. */
+export const webhookDispatcherContract = (
+  name: string,
+  store: Layer.Layer<PetRepository | EventLog | WebhookRepository, unknown>
+) => {
+  const receiver = makeReceiver()
+  const dispatcher = WebhookDispatcher.layer({ owner: `test-${name}`, lease: "30 seconds" }).pipe(
+    Layer.provide(Layer.succeed(WebhookSender)(receiver.sender))
+  )
+  // Each test has a store of its own, and runs the dispatcher under its own TestClock,
+  // from the time it sets (the store's own fibers keep the live clock).
+  const run = <A, E, R>(body: Effect.Effect<A, E, R>) =>
+    Effect.gen(function*() {
+      const context = yield* Layer.build(store)
+      return yield* Effect.gen(function*() {
+        yield* TestClock.setTime(Date.now())
+        yield* Layer.build(dispatcher)
+        return yield* body
+      }).pipe(Effect.provide(TestClock.layer()), Effect.provideContext(context))
+    })
+  return describe(`WebhookDispatcher: ${name}`, () => {
+    it.live("delivers each event once, in order, signed with the subscription's secret; only what follows the subscription", () =>
+      run(Effect.gen(function*() {
+        const pets = yield* PetRepository
+        const before = yield* pets.create(pet("before"))
+        // The subscription is made after it (a SQL store dates events by the database's clock).
+        yield* TestClock.withLive(Effect.sleep("5 millis"))
+        yield* TestClock.setTime(Date.now())
+        const webhook = yield* subscribe("in-order")
+        const created = yield* Effect.forEach(["a", "b", "c"], (name) => pets.create(pet(name)))
+        yield* until(() => receiver.to(webhook.url).length >= 3)
+        const got = receiver.to(webhook.url)
+        assert.deepStrictEqual(got.map((delivery) => JSON.parse(delivery.body).data.name), ["a", "b", "c"])
+        assert.notInclude(got.map((delivery) => JSON.parse(delivery.body).data.id), Number(before.id))
+        const [first] = got
+        const body = JSON.parse(first!.body)
+        assert.strictEqual(body.type, "pet.created")
+        assert.strictEqual(body.data.id, Number(created[0]!.id))
+        assert.match(body.timestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
+        assert.match(first!.messageId, /^evt_\d+$/)
+        assert.strictEqual(first!.secrets.length, 1)
+        // Nothing more comes: each was delivered once.
+        yield* TestClock.adjust("1 minute")
+        yield* TestClock.withLive(Effect.sleep("50 millis"))
+        assert.strictEqual(receiver.to(webhook.url).length, 3)
+        const repository = yield* WebhookRepository
+        const attempts = yield* repository.deliveries(webhook.id, { after: 0n, limit: 10 })
+        assert.deepStrictEqual(attempts.map((attempt) => [attempt.outcome, attempt.attempt]), [
+          ["delivered", 1],
+          ["delivered", 1],
+          ["delivered", 1]
+        ])
+      })), 120_000)
+
+    it.live("a failed delivery is retried on the schedule with the same message id; the next event waits for it", () =>
+      run(Effect.gen(function*() {
+        const pets = yield* PetRepository
+        const webhook = yield* subscribe("retried")
+        receiver.answers.set(webhook.url, "retry")
+        yield* pets.create(pet("r1"))
+        yield* pets.create(pet("r2"))
+        yield* until(() => receiver.to(webhook.url).length >= 3, { step: "1 second" })
+        const tries = receiver.to(webhook.url)
+        // All three are the first event's: the second one is not sent before it.
+        assert.deepStrictEqual(new Set(tries.map((delivery) => delivery.messageId)).size, 1)
+        // Full jitter within 0–5 s, then 0–10 s (plus the poll's step).
+        assert.isAtMost(tries[1]!.at - tries[0]!.at, 6_000)
+        assert.isAtMost(tries[2]!.at - tries[1]!.at, 11_000)
+        const repository = yield* WebhookRepository
+        const recorded = yield* repository.deliveries(webhook.id, { after: 0n, limit: 10 })
+        assert.deepStrictEqual(recorded.slice(0, 3).map((attempt) => [attempt.outcome, attempt.attempt]), [
+          ["retry", 1],
+          ["retry", 2],
+          ["retry", 3]
+        ])
+        receiver.answers.delete(webhook.url)
+        yield* until(() => receiver.to(webhook.url).some((delivery) => JSON.parse(delivery.body).data.name === "r2"), {
+          step: "5 seconds"
+        })
+        const names = receiver.to(webhook.url).map((delivery) => JSON.parse(delivery.body).data.name)
+        assert.deepStrictEqual(names.slice(-2), ["r1", "r2"])
+      })), 120_000)
+
+    it.live("an event still failing after 24 hours is given up, recorded so, and the next one is delivered", () =>
+      run(Effect.gen(function*() {
+        const pets = yield* PetRepository
+        const repository = yield* WebhookRepository
+        const webhook = yield* subscribe("given-up")
+        receiver.answers.set(webhook.url, "retry")
+        yield* pets.create(pet("doomed"))
+        yield* pets.create(pet("survivor"))
+        const started = yield* Clock.currentTimeMillis
+        yield* until(() => receiver.to(webhook.url).length >= 1)
+        // Every attempt fails until the first event is given up and the second one is tried.
+        yield* until(() => receiver.to(webhook.url).some((delivery) => JSON.parse(delivery.body).data.name === "survivor"), {
+          step: "10 minutes",
+          times: 400
+        })
+        receiver.answers.delete(webhook.url)
+        yield* until(() =>
+          receiver.to(webhook.url).some((delivery) =>
+            delivery.answer === "delivered" && JSON.parse(delivery.body).data.name === "survivor"
+          ), { step: "10 minutes", times: 400 })
+        // The last attempt is recorded just after it is sent.
+        yield* TestClock.withLive(Effect.sleep("100 millis"))
+        const doomed = receiver.to(webhook.url).filter((delivery) => JSON.parse(delivery.body).data.name === "doomed")
+        // Retried across the window, none scheduled past it (the clock moves by 10 minutes
+        // at a time, and a SQL store's round trips can let it move again before an attempt).
+        assert.isAtLeast(doomed.at(-1)!.at - started, Duration.toMillis(Duration.hours(23)))
+        assert.isAtMost(doomed.at(-1)!.at - started, Duration.toMillis(Duration.hours(25)))
+        assert.isAbove(doomed.length, 11)
+        const recorded = yield* repository.deliveries(webhook.id, { after: 0n, limit: 1000 })
+        const lastOfDoomed = recorded.filter((attempt) => attempt.eventId === recorded[0]!.eventId).at(-1)!
+        assert.strictEqual(lastOfDoomed.outcome, "retry")
+        assert.include(lastOfDoomed.error ?? "", "given up")
+        assert.strictEqual(recorded.at(-1)!.outcome, "delivered")
+      })), 120_000)
+
+    it.live("a 410 answer disables the subscription: nothing more is sent to it", () =>
+      run(Effect.gen(function*() {
+        const pets = yield* PetRepository
+        const repository = yield* WebhookRepository
+        const webhook = yield* subscribe("gone")
+        receiver.answers.set(webhook.url, "gone")
+        yield* pets.create(pet("g1"))
+        yield* until(() => receiver.to(webhook.url).length >= 1)
+        yield* pets.create(pet("g2"))
+        yield* TestClock.adjust("1 hour")
+        yield* TestClock.withLive(Effect.sleep("100 millis"))
+        assert.strictEqual(receiver.to(webhook.url).length, 1)
+        const state = (yield* repository.get(webhook.id)).state
+        assert.strictEqual(state._tag, "disabled")
+        assert.include(state._tag === "disabled" ? state.reason : "", "410")
+        const recorded = yield* repository.deliveries(webhook.id, { after: 0n, limit: 10 })
+        assert.deepStrictEqual(recorded.map((attempt) => [attempt.outcome, attempt.httpStatus]), [["gone", 410]])
+      })), 120_000)
+
+    it.live("a receiver down for 10 minutes gets every event, in order, when it returns", () =>
+      run(Effect.gen(function*() {
+        const pets = yield* PetRepository
+        const webhook = yield* subscribe("down")
+        receiver.answers.set(webhook.url, "retry")
+        const names = Array.from({ length: 12 }, (_, i) => `d${i}`)
+        for (const name of names) {
+          yield* pets.create(pet(name))
+          yield* TestClock.adjust("50 seconds")
+          yield* TestClock.withLive(Effect.sleep("20 millis"))
+        }
+        // Down for 10 minutes, tried again and again; now it answers.
+        const started = yield* Clock.currentTimeMillis
+        assert.isAtLeast(receiver.to(webhook.url).length, 2)
+        receiver.answers.delete(webhook.url)
+        const deliveredNames = () =>
+          receiver.to(webhook.url).filter((delivery) => delivery.at > started).map((delivery) => JSON.parse(delivery.body).data.name)
+        yield* until(() => deliveredNames().includes(names.at(-1)!), { step: "30 seconds", times: 400 })
+        const repository = yield* WebhookRepository
+        const delivered = (yield* repository.deliveries(webhook.id, { after: 0n, limit: 1000 }))
+          .filter((attempt) => attempt.outcome === "delivered")
+          .map((attempt) => attempt.eventId)
+        assert.strictEqual(delivered.length, names.length)
+        assert.deepStrictEqual(deliveredNames().filter((name, index, all) => all.indexOf(name) === index), names)
+        assert.deepStrictEqual(delivered, [...delivered].sort((a, b) => (a < b ? -1 : 1)))
+        // The receiver saw them in order, the last attempt at each after it came back.
+        const lastOf = new Map<string, number>()
+        receiver.to(webhook.url).forEach((delivery, index) => lastOf.set(JSON.parse(delivery.body).data.name, index))
+        const order = names.map((name) => lastOf.get(name)!)
+        assert.deepStrictEqual(order, [...order].sort((a, b) => a - b))
+      })), 120_000)
+  })
+}
