@@ -191,7 +191,24 @@ describe("the OpenAPI document and the service agree", () => {
     // Both kinds were really exercised, and successes among them.
     expect(tally.allowed).toBeGreaterThan(CASES / 4)
     expect(tally.refused).toBeGreaterThan(CASES / 4)
-    expect([...tally.statuses.keys()]).toEqual(expect.arrayContaining(["createPet 201", "placeOrder 201", "listPets 200", "updatePet 200", "deletePet 204"]))
+    expect([...tally.statuses.keys()]).toEqual(expect.arrayContaining(["createPet 201", "listPets 200"]))
+    // An order, an edit and a retirement that succeed, whatever the draw gave (random ones
+    // are mostly refused, so their successes are not seen under every seed), checked
+    // against the document.
+    const pet = await service.request("POST", "/v1/pets", { apiKey: API_KEY, body: { name: "Conformed", categoryId: 1, status: "available" } })
+    const petId = (pet.json as { id: number }).id
+    const petUrl = `/v1/pets/${petId}`
+    const order = await service.request("POST", "/v1/store/orders", { apiKey: API_KEY, body: { petId } })
+    expect(order.status).toBe(201)
+    await expectDocumentedResponse({ method: "POST", url: "/v1/store/orders" }, order)
+    const orderUrl = `/v1/store/orders/${(order.json as { id: number }).id}`
+    expect((await service.request("POST", `${orderUrl}/cancel`, { apiKey: API_KEY })).status).toBe(200)
+    const patched = await service.request("PATCH", petUrl, { apiKey: API_KEY, body: { name: "Conformed again", status: null } })
+    expect(patched.status).toBe(200)
+    await expectDocumentedResponse({ method: "PATCH", url: petUrl }, patched)
+    const deleted = await service.request("DELETE", petUrl, { apiKey: API_KEY })
+    expect(deleted.status).toBe(204)
+    await expectDocumentedResponse({ method: "DELETE", url: petUrl }, deleted)
   }, 120_000)
 
   it("every operation answers a request without a key with a documented 401", async () => {

@@ -151,6 +151,20 @@ for (const [name, env, available] of stores) {
       const bad = await service.request("GET", "/v1/events?type=pet.eaten", { apiKey: API_KEY })
       expect(bad.status).toBe(400)
     }, 120_000)
+
+    it("a SIGTERM ends open streams at once instead of waiting out the drain", async () => {
+      const stopping = await startService({ env: { API_KEYS: API_KEY, ...(await env()) }, startTimeoutMs: 60_000 })
+      const clients = await Promise.all([subscribe(stopping), subscribe(stopping)])
+      for (const client of clients) await client.waitFor((frames) => frames.some((frame) => frame.comment === "connected"))
+      const signalledAt = Date.now()
+      stopping.signal("SIGTERM")
+      const exit = await stopping.waitForExit(15_000)
+      const exitMs = Date.now() - signalledAt
+      expect(exit, stopping.output).toEqual({ code: 0, signal: null })
+      // The drain allows 10 s (DRAIN_TIMEOUT); streams no longer hold it.
+      expect(exitMs, stopping.output).toBeLessThan(5_000)
+      await Promise.all(clients.map((client) => client.close()))
+    }, 60_000)
   })
 }
 

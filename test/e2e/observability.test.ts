@@ -325,7 +325,7 @@ const checkCreateTrace = async (service: ServiceProcess, otlp: OtlpReceiver, sql
     const queries = trace.filter((span) => isSql(span) && descendsFrom(spans, span, create))
     expect(queries.length, context).toBeGreaterThanOrEqual(1)
     expect(
-      queries.some((span) => /^\s*insert\b/i.test(String(span.attributes["db.query.text"] ?? ""))),
+      queries.some((span) => /\binsert\s+into\s+pets\b/i.test(String(span.attributes["db.query.text"] ?? ""))),
       `an INSERT below PetRepository.create\n${context}`
     ).toBe(true)
   }

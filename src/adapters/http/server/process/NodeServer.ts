@@ -353,6 +353,13 @@ export class ServiceServer extends Http.Server {
         connection.socket.destroy()
       } else if (!last.response.headersSent) {
         last.response.setHeader("connection", "close")
+      } else if (last.request.headers.accept?.includes("text/event-stream") === true) {
+        // An event stream (its answer begun) never finishes on its own: it would hold the
+        // drain to its end.
+        // Closed once what was written is sent; its handler is interrupted as for a client
+        // that left, and the client resumes elsewhere with Last-Event-ID.
+        connection.ending = true
+        connection.socket.destroySoon()
       }
     }
     setTimeout(() => {
