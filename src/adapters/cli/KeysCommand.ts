@@ -10,6 +10,7 @@ import type { ApiKey } from "../../domain/keys/ApiKey.ts"
 import { publicPrefix } from "../../domain/keys/KeyFormat.ts"
 import { KeyName } from "../../domain/keys/KeyName.ts"
 import { ApiKeyAdmin, type IssuedKey } from "../../ports/keys/ApiKeyAdmin.ts"
+import { printTable } from "./TablePresenter.ts"
 
 /** How long the old keys of a rotation keep working unless `--grace` says otherwise. */
 export const DEFAULT_GRACE = "24h"
@@ -83,10 +84,7 @@ const list = Command.make(
       time(key.expiresAt),
       time(key.revokedAt)
     ])
-    const widths = COLUMNS.map((column, i) => Math.max(column.length, ...rows.map((row) => row[i]!.length)))
-    for (const row of [[...COLUMNS], ...rows]) {
-      yield* Console.log(row.map((cell, i) => cell.padEnd(widths[i]!)).join("  ").trimEnd())
-    }
+    yield* printTable(COLUMNS, rows)
   })
 ).pipe(Command.withDescription("List every key (never the key itself): name, id, prefix, scope, times"))
 

@@ -12,6 +12,7 @@ import { SECRET_ROTATION_OVERLAP } from "../../domain/webhooks/WebhookSecret.ts"
 import { WebhookEventTypes, type WebhookSubscription } from "../../domain/webhooks/WebhookSubscription.ts"
 import { WebhookRepository } from "../../ports/webhooks/WebhookRepository.ts"
 import { WebhookSender } from "../../ports/webhooks/WebhookSender.ts"
+import { printTable } from "./TablePresenter.ts"
 
 // `pet.created,order.placed`: the event types, comma-separated.
 const Types = Schema.String.pipe(
@@ -74,10 +75,7 @@ const list = Command.make(
       DateTime.formatIso(webhook.createdAt),
       webhook.state._tag === "active" ? "active" : `disabled: ${webhook.state.reason}`
     ])
-    const widths = COLUMNS.map((column, i) => Math.max(column.length, ...rows.map((row) => row[i]!.length)))
-    for (const row of [[...COLUMNS], ...rows]) {
-      yield* Console.log(row.map((cell, i) => cell.padEnd(widths[i]!)).join("  ").trimEnd())
-    }
+    yield* printTable(COLUMNS, rows)
   })
 ).pipe(Command.withDescription("List every subscription (never its secret)"))
 
