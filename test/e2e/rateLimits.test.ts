@@ -7,7 +7,7 @@ import { WARN } from "./LogLines.ts"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
 import { RateLimitsTokenBucket } from "../../src/adapters/ratelimits/index.ts"
 import { redisAvailable, startRedis } from "../adapters/ratelimits/RedisServer.ts"
-import { type HttpResult, killAll, removeTempDirs, type ServiceProcess, startService } from "./ServiceProcess.ts"
+import { eventually, type HttpResult, killAll, removeTempDirs, type ServiceProcess, startService } from "./ServiceProcess.ts"
 
 const [KEY_A, KEY_B] = ["limits-key-a", "limits-key-b"]
 
@@ -118,11 +118,6 @@ describe("rate limits on one instance (memory buckets)", () => {
   })
 })
 
-const waitFor = async (condition: () => boolean | Promise<boolean>, timeoutMs = 10_000) => {
-  const deadline = Date.now() + timeoutMs
-  while (!(await condition()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100))
-}
-
 const readyz = async (service: ServiceProcess) => {
   const result = await service.request("GET", "/readyz")
   return { status: result.status, json: result.json as { status: string; checks: Record<string, string> } }
@@ -158,15 +153,14 @@ describe.skipIf(!redisAvailable)("rate limits shared through Redis", () => {
       // One warning for the outage, not one per request (log lines are written every 50 ms).
       const warnings = () =>
         service.logLines().filter((line) => String(line["msg"]).startsWith("Rate limits not applied"))
-      await waitFor(() => warnings().length > 0)
+      await eventually(async () => warnings().length > 0, 10_000, "the rate limits' outage warning")
       expect(warnings()).toHaveLength(1)
       expect(warnings()[0]?.["level"]).toBe(WARN)
     }
 
     await redis.start()
     // node-redis reconnects with a backoff of at most about 2 s.
-    await waitFor(async () => (await readyz(a)).json.checks["rateLimits"] === "ok")
-    expect((await readyz(a)).json.checks["rateLimits"]).toBe("ok")
+    await eventually(async () => (await readyz(a)).json.checks["rateLimits"] === "ok", 10_000, "/readyz to find Redis again")
     // The new Redis starts with full buckets.
     expect((await a.request("GET", "/v1/pets", { apiKey: KEY_B })).headers.get("ratelimit")).toMatch(/^"key";r=5;/)
   })
