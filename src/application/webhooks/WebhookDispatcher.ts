@@ -71,9 +71,10 @@ const settled = (event: StoreEvent): DeliveryProgress => ({ cursor: event.id, at
  * Delivers to one claimed subscription, in event order, until it has nothing due, an
  * attempt failed (its retry waits), or half its lease is gone. Each attempt is recorded
  * with the progress it made before the next event is read: a kill between the POST and
- * the record means the event is delivered again (at least once).
+ * the record means the event is delivered again (at least once). Stops when another
+ * instance has taken the lease (this one paused past it): its holder goes on.
  */
-const deliverTo = (target: DeliveryTarget, leaseEnd: DateTime.Utc, lease: Duration.Duration) =>
+const deliverTo = (target: DeliveryTarget, owner: string, leaseEnd: DateTime.Utc, lease: Duration.Duration) =>
   Effect.gen(function*() {
     const log = yield* EventLog
     const repository = yield* WebhookRepository
@@ -87,7 +88,7 @@ const deliverTo = (target: DeliveryTarget, leaseEnd: DateTime.Utc, lease: Durati
       // A new subscription receives only what happened after it was made.
       if (DateTime.isLessThan(event.occurredAt, webhook.createdAt)) {
         progress = settled(event)
-        yield* repository.advance(webhook.id, progress)
+        yield* repository.advance(webhook.id, owner, progress)
         continue
       }
       const attempt = progress.attempt + 1
@@ -119,7 +120,7 @@ const deliverTo = (target: DeliveryTarget, leaseEnd: DateTime.Utc, lease: Durati
         : outcome === "gone"
         ? { cursor: progress.cursor, attempt, nextAttemptAt: undefined, firstAttemptAt }
         : settled(event)
-      yield* repository.recordAttempt(webhook.id, {
+      yield* repository.recordAttempt(webhook.id, owner, {
         ...result,
         ...(outcome === "given_up"
           ? { error: `${result.error ?? "failed"}; given up: retried for 24 hours`.slice(0, 500) }
@@ -135,7 +136,10 @@ const deliverTo = (target: DeliveryTarget, leaseEnd: DateTime.Utc, lease: Durati
       }
       if (outcome === "retry") return
     }
-  }).pipe(Effect.catchTag("WebhookNotFound", () => Effect.void))
+  }).pipe(
+    Effect.catchTag("WebhookNotFound", () => Effect.void),
+    Effect.catchTag("WebhookLeaseLost", (error) => Effect.logInfo(`webhook delivery: ${error.message}`))
+  )
 
 /**
  * The age of the oldest event each active subscription still has to receive, the
@@ -190,7 +194,7 @@ export const layer = (options: Options): Layer.Layer<never, never, EventLog | We
         )
         yield* FiberSet.run(
           running,
-          deliverTo(target, until, lease).pipe(
+          deliverTo(target, options.owner, until, lease).pipe(
             Effect.catchTag("StoreUnavailable", warn),
             Effect.ensuring(release),
             Effect.ensuring(Queue.offer(wake, undefined)),

@@ -9,3 +9,16 @@ export class WebhookNotFound extends Schema.TaggedError<WebhookNotFound>()("Webh
     return `webhook ${this.id} not found`
   }
 }
+
+/**
+ * `owner` no longer holds the subscription's lease: another instance claimed it (or it was
+ * released), so this one's progress write was refused and the holder goes on.
+ */
+export class WebhookLeaseLost extends Schema.TaggedError<WebhookLeaseLost>()("WebhookLeaseLost", {
+  id: WebhookId,
+  owner: Schema.String
+}) {
+  override get message(): string {
+    return `webhook ${this.id}: ${this.owner} no longer holds its lease`
+  }
+}

@@ -2,7 +2,7 @@ import { Context, type DateTime, type Duration, type Effect } from "effect"
 import type { StoreUnavailable } from "../../domain/Errors.ts"
 import type { EventId } from "../../domain/events/EventId.ts"
 import type { AttemptResult, DeliveryAttempt, DeliveryId } from "../../domain/webhooks/DeliveryAttempt.ts"
-import type { WebhookNotFound } from "../../domain/webhooks/WebhookErrors.ts"
+import type { WebhookLeaseLost, WebhookNotFound } from "../../domain/webhooks/WebhookErrors.ts"
 import type { WebhookId } from "../../domain/webhooks/WebhookId.ts"
 import type { WebhookSecret } from "../../domain/webhooks/WebhookSecret.ts"
 import type { WebhookSubscription } from "../../domain/webhooks/WebhookSubscription.ts"
@@ -90,21 +90,34 @@ export class WebhookRepository extends Context.Service<WebhookRepository, {
   /**
    * Records an attempt at delivering `eventId` and moves the subscription's progress,
    * as one change: an attempt is never recorded without the progress it made.
+   *
+   * Fenced by the lease: it changes nothing, and fails WebhookLeaseLost, unless `owner`
+   * still holds the subscription's lease, so an instance that paused past its lease
+   * cannot move the cursor back or record over the instance that claimed it since. A
+   * lease that expired but that no one has claimed or released since still counts as
+   * `owner`'s: no one else has delivered, so its progress is kept rather than the event
+   * sent again.
    */
   readonly recordAttempt: (
     id: WebhookId,
+    owner: string,
     attempt: AttemptResult & {
       readonly eventId: EventId
       readonly attempt: number
       readonly attemptedAt: DateTime.Utc
     },
     progress: DeliveryProgress
-  ) => Effect.Effect<DeliveryAttempt, WebhookNotFound | StoreUnavailable>
+  ) => Effect.Effect<DeliveryAttempt, WebhookNotFound | WebhookLeaseLost | StoreUnavailable>
   /**
    * Moves the subscription's progress without an attempt: past events it does not
-   * receive (before its creation, or of other types), or to a later retry time.
+   * receive (before its creation, or of other types), or to a later retry time. Fenced
+   * by `owner`'s lease as recordAttempt is.
    */
-  readonly advance: (id: WebhookId, progress: DeliveryProgress) => Effect.Effect<void, WebhookNotFound | StoreUnavailable>
+  readonly advance: (
+    id: WebhookId,
+    owner: string,
+    progress: DeliveryProgress
+  ) => Effect.Effect<void, WebhookNotFound | WebhookLeaseLost | StoreUnavailable>
   /** The subscription's attempts with an id greater than `after`, ascending, at most `limit`. */
   readonly deliveries: (
     id: WebhookId,

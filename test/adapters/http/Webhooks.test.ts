@@ -81,9 +81,11 @@ describe("webhooks over HTTP", () => {
     const server = freshServer(store, { webhookAllowPrivate: true })
     const { id } = (await subscribe(server, { url: "http://127.0.0.1:9/hook", types: ["pet.created"] })).json as IssuedJson
     const at = DateTime.makeUnsafe("2026-05-01T10:00:00.000Z")
+    await Effect.runPromise(repository.claim({ now: at, owner: "test", until: DateTime.add(at, { minutes: 1 }), limit: 1 }))
     for (const eventId of [1n, 2n, 3n]) {
       await Effect.runPromise(repository.recordAttempt(
         BigInt(id) as WebhookId,
+        "test",
         { eventId: eventId as EventId, attempt: 1, attemptedAt: at, outcome: "retry", httpStatus: 503, durationMs: 40, error: "503 Service Unavailable" },
         { cursor: 0n, attempt: 1, nextAttemptAt: undefined }
       ))

@@ -3,6 +3,7 @@ import { assert, layer } from "@effect/vitest"
 import { DateTime, Duration, Effect, type Layer } from "effect"
 import type { EventId } from "../../../src/domain/events/EventId.ts"
 import type { DeliveryId } from "../../../src/domain/webhooks/DeliveryAttempt.ts"
+import { WebhookLeaseLost } from "../../../src/domain/webhooks/WebhookErrors.ts"
 import { WebhookId } from "../../../src/domain/webhooks/WebhookId.ts"
 import { secretKey } from "../../../src/domain/webhooks/WebhookSecret.ts"
 import type { WebhookUrl } from "../../../src/domain/webhooks/WebhookUrl.ts"
@@ -21,6 +22,15 @@ const due = (now: DateTime.Utc, limit: number) =>
       repository.claim({ now, owner: "contract", until: DateTime.add(now, { minutes: 1 }), limit }),
       (targets) => Effect.forEach(targets, (target) => repository.release(target.webhook.id, "contract"))
     ))
+// Leases the subscription (due at `now`) to `owner` until a minute later, as a dispatcher
+// does before it writes progress; the claim's other subscriptions are released at once.
+const lease = (id: WebhookId, owner = "contract", now = T0) =>
+  Effect.flatMap(WebhookRepository, (repository) =>
+    Effect.gen(function*() {
+      const targets = yield* repository.claim({ now, owner, until: DateTime.add(now, { minutes: 1 }), limit: 1000 })
+      yield* Effect.forEach(targets.filter((target) => target.webhook.id !== id), (target) => repository.release(target.webhook.id, owner))
+      assert.include(targets.map((target) => target.webhook.id), id)
+    }))
 const result = { outcome: "retry", httpStatus: 503, durationMs: 12, error: "503 Service Unavailable" } as const
 
 /** Runs the contract against `repository`; it must start empty. */
@@ -75,7 +85,7 @@ export const webhookRepositoryContract = (
             repository.delete(missing),
             repository.rotateSecret(missing, T0, Duration.hours(24)),
             repository.disable(missing, "why", T0),
-            repository.recordAttempt(missing, { eventId: 1n as EventId, attempt: 1, attemptedAt: T0, ...result }, {
+            repository.recordAttempt(missing, "contract", { eventId: 1n as EventId, attempt: 1, attemptedAt: T0, ...result }, {
               cursor: 0n,
               attempt: 1,
               nextAttemptAt: undefined
@@ -92,7 +102,8 @@ export const webhookRepositoryContract = (
         Effect.gen(function*() {
           const repository = yield* WebhookRepository
           const { webhook } = yield* create("deleted")
-          yield* repository.recordAttempt(webhook.id, { eventId: 1n as EventId, attempt: 1, attemptedAt: T0, ...result }, {
+          yield* lease(webhook.id)
+          yield* repository.recordAttempt(webhook.id, "contract", { eventId: 1n as EventId, attempt: 1, attemptedAt: T0, ...result }, {
             cursor: 0n,
             attempt: 1,
             nextAttemptAt: undefined
@@ -138,8 +149,10 @@ export const webhookRepositoryContract = (
           const repository = yield* WebhookRepository
           const { webhook } = yield* create("progress")
           const retryAt = at("2026-05-01T10:00:30.000Z")
+          yield* lease(webhook.id)
           const first = yield* repository.recordAttempt(
             webhook.id,
+            "contract",
             { eventId: 7n as EventId, attempt: 1, attemptedAt: T0, ...result },
             { cursor: 6n as EventId, attempt: 1, nextAttemptAt: retryAt }
           )
@@ -150,20 +163,24 @@ export const webhookRepositoryContract = (
           assert.strictEqual(first.httpStatus, 503)
           assert.strictEqual(first.durationMs, 12)
           assert.strictEqual(first.error, "503 Service Unavailable")
+          yield* repository.release(webhook.id, "contract")
           const dueIds = (now: DateTime.Utc) => Effect.map(due(now, 1000), (due) => due.map((target) => target.webhook.id))
           assert.notInclude(yield* dueIds(at("2026-05-01T10:00:29.999Z")), webhook.id)
           assert.include(yield* dueIds(retryAt), webhook.id)
           const target = (yield* due(retryAt, 1000)).find((due) => due.webhook.id === webhook.id)
           assert.deepStrictEqual(target?.progress, { cursor: 6n as EventId, attempt: 1, nextAttemptAt: retryAt })
 
+          yield* lease(webhook.id, "contract", retryAt)
           const delivered = yield* repository.recordAttempt(
             webhook.id,
+            "contract",
             { eventId: 7n as EventId, attempt: 2, attemptedAt: retryAt, outcome: "delivered", httpStatus: 204, durationMs: 3, error: undefined },
             { cursor: 7n as EventId, attempt: 0, nextAttemptAt: undefined }
           )
           assert.isTrue(delivered.id > first.id)
           assert.strictEqual(delivered.httpStatus, 204)
           assert.isUndefined(delivered.error)
+          yield* repository.release(webhook.id, "contract")
           const after = (yield* due(retryAt, 1000)).find((due) => due.webhook.id === webhook.id)
           assert.deepStrictEqual(after?.progress, { cursor: 7n as EventId, attempt: 0, nextAttemptAt: undefined })
           assert.deepStrictEqual(yield* repository.deliveries(webhook.id, { after: 0n, limit: 10 }), [first, delivered])
@@ -174,12 +191,14 @@ export const webhookRepositoryContract = (
           const repository = yield* WebhookRepository
           const { webhook } = yield* create("advanced")
           const later = at("2026-05-01T11:00:00.000Z")
-          yield* repository.advance(webhook.id, { cursor: 41n as EventId, attempt: 0, nextAttemptAt: later })
+          yield* lease(webhook.id)
+          yield* repository.advance(webhook.id, "contract", { cursor: 41n as EventId, attempt: 0, nextAttemptAt: later })
+          yield* repository.release(webhook.id, "contract")
           assert.notInclude((yield* due(T0, 1000)).map((due) => due.webhook.id), webhook.id)
           const target = (yield* due(later, 1000)).find((due) => due.webhook.id === webhook.id)
           assert.deepStrictEqual(target?.progress, { cursor: 41n as EventId, attempt: 0, nextAttemptAt: later })
           assert.deepStrictEqual(yield* repository.deliveries(webhook.id, { after: 0n, limit: 10 }), [])
-          const error = yield* Effect.flip(repository.advance(missing, { cursor: 0n, attempt: 0, nextAttemptAt: undefined }))
+          const error = yield* Effect.flip(repository.advance(missing, "contract", { cursor: 0n, attempt: 0, nextAttemptAt: undefined }))
           assert.strictEqual(error._tag, "WebhookNotFound")
         }))
 
@@ -188,9 +207,12 @@ export const webhookRepositoryContract = (
           const repository = yield* WebhookRepository
           const { webhook } = yield* create("paged")
           const { webhook: other } = yield* create("other")
+          yield* lease(webhook.id)
+          yield* lease(other.id)
           const record = (id: WebhookId, eventId: bigint) =>
             repository.recordAttempt(
               id,
+              "contract",
               { eventId: eventId as EventId, attempt: 1, attemptedAt: T0, outcome: "delivered", httpStatus: 200, durationMs: 1, error: undefined },
               { cursor: eventId as EventId, attempt: 0, nextAttemptAt: undefined }
             )
@@ -206,6 +228,8 @@ export const webhookRepositoryContract = (
           const last = yield* repository.deliveries(webhook.id, { after: second[1]!.id, limit: 2 })
           assert.deepStrictEqual(last, [mine[4]!])
           assert.deepStrictEqual(yield* repository.deliveries(webhook.id, { after: last[0]!.id as DeliveryId, limit: 2 }), [])
+          yield* repository.release(webhook.id, "contract")
+          yield* repository.release(other.id, "contract")
         }))
 
       it.effect("a claim leases: another owner does not get the subscription until the lease ends or is released", () =>
@@ -234,12 +258,68 @@ export const webhookRepositoryContract = (
           yield* repository.release(webhook.id, "a")
         }))
 
+      it.effect("progress writes are fenced: once another owner claims, the old holder's recordAttempt and advance fail WebhookLeaseLost and change nothing", () =>
+        Effect.gen(function*() {
+          const repository = yield* WebhookRepository
+          const { webhook } = yield* create("fenced")
+          // a's lease ends at 10:01; a pauses past it, and b claims.
+          yield* lease(webhook.id, "a")
+          const taken = at("2026-05-01T10:01:00.000Z")
+          yield* lease(webhook.id, "b", taken)
+          const mine = yield* repository.recordAttempt(
+            webhook.id,
+            "b",
+            { eventId: 5n as EventId, attempt: 1, attemptedAt: taken, outcome: "delivered", httpStatus: 204, durationMs: 2, error: undefined },
+            { cursor: 5n as EventId, attempt: 0, nextAttemptAt: undefined }
+          )
+          const stale = yield* Effect.flip(repository.recordAttempt(
+            webhook.id,
+            "a",
+            { eventId: 5n as EventId, attempt: 1, attemptedAt: T0, ...result },
+            { cursor: 4n as EventId, attempt: 1, nextAttemptAt: at("2026-05-01T10:02:00.000Z"), firstAttemptAt: T0 }
+          ))
+          assert.strictEqual(stale._tag, "WebhookLeaseLost")
+          assert.deepStrictEqual(stale, new WebhookLeaseLost({ id: webhook.id, owner: "a" }))
+          const back = yield* Effect.flip(repository.advance(webhook.id, "a", { cursor: 0n, attempt: 0, nextAttemptAt: undefined }))
+          assert.strictEqual(back._tag, "WebhookLeaseLost")
+          // b's progress and attempt stand, and b goes on writing.
+          const progressOf = Effect.map(repository.pending, (pending) => pending.find((entry) => entry.webhook.id === webhook.id)?.progress)
+          assert.deepStrictEqual(yield* progressOf, { cursor: 5n as EventId, attempt: 0, nextAttemptAt: undefined })
+          assert.deepStrictEqual(yield* repository.deliveries(webhook.id, { after: 0n, limit: 10 }), [mine])
+          yield* repository.advance(webhook.id, "b", { cursor: 6n as EventId, attempt: 0, nextAttemptAt: undefined })
+          assert.deepStrictEqual(yield* progressOf, { cursor: 6n as EventId, attempt: 0, nextAttemptAt: undefined })
+          yield* repository.release(webhook.id, "b")
+        }))
+
+      it.effect("a lease past its end that no one took still lets its owner write; once released it does not", () =>
+        Effect.gen(function*() {
+          const repository = yield* WebhookRepository
+          const { webhook } = yield* create("expired-lease")
+          // a's lease (to 10:01, long past) was claimed by no one since.
+          yield* lease(webhook.id, "a")
+          yield* repository.advance(webhook.id, "a", { cursor: 3n as EventId, attempt: 0, nextAttemptAt: undefined })
+          yield* repository.recordAttempt(
+            webhook.id,
+            "a",
+            { eventId: 4n as EventId, attempt: 1, attemptedAt: T0, outcome: "delivered", httpStatus: 204, durationMs: 2, error: undefined },
+            { cursor: 4n as EventId, attempt: 0, nextAttemptAt: undefined }
+          )
+          yield* repository.release(webhook.id, "a")
+          const after = yield* Effect.flip(repository.advance(webhook.id, "a", { cursor: 0n, attempt: 0, nextAttemptAt: undefined }))
+          assert.strictEqual(after._tag, "WebhookLeaseLost")
+          const progress = (yield* repository.pending).find((entry) => entry.webhook.id === webhook.id)?.progress
+          assert.deepStrictEqual(progress, { cursor: 4n as EventId, attempt: 0, nextAttemptAt: undefined })
+          assert.strictEqual((yield* repository.deliveries(webhook.id, { after: 0n, limit: 10 })).length, 1)
+        }))
+
       it.effect("the first attempt's time is kept with the progress; pending lists the active ones with theirs", () =>
         Effect.gen(function*() {
           const repository = yield* WebhookRepository
           const { webhook } = yield* create("first-attempt")
           const progress = { cursor: 3n as EventId, attempt: 2, nextAttemptAt: at("2026-05-01T10:01:00.000Z"), firstAttemptAt: T0 }
-          yield* repository.advance(webhook.id, progress)
+          yield* lease(webhook.id)
+          yield* repository.advance(webhook.id, "contract", progress)
+          yield* repository.release(webhook.id, "contract")
           const pending = (yield* repository.pending).find((entry) => entry.webhook.id === webhook.id)
           assert.deepStrictEqual(pending?.progress, progress)
           yield* repository.disable(webhook.id, "done", T0)

@@ -1,7 +1,7 @@
 import { DateTime, Effect, Layer } from "effect"
 import { issueSecret } from "../../../application/webhooks/SecretIssuer.ts"
 import { DeliveryAttempt, type DeliveryId } from "../../../domain/webhooks/DeliveryAttempt.ts"
-import { WebhookNotFound } from "../../../domain/webhooks/WebhookErrors.ts"
+import { WebhookLeaseLost, WebhookNotFound } from "../../../domain/webhooks/WebhookErrors.ts"
 import type { WebhookId } from "../../../domain/webhooks/WebhookId.ts"
 import type { WebhookSecret } from "../../../domain/webhooks/WebhookSecret.ts"
 import { WebhookSubscription } from "../../../domain/webhooks/WebhookSubscription.ts"
@@ -35,6 +35,10 @@ export const make = Effect.sync(() => {
     entry.previous !== undefined && DateTime.isLessThan(now, entry.previous.until)
       ? [entry.secret, entry.previous.secret]
       : [entry.secret]
+  // The subscription, if `owner` still holds its lease (expired or not: see the port).
+  const held = (id: WebhookId, owner: string) =>
+    Effect.flatMap(find(id), (entry) =>
+      entry.lease?.owner === owner ? Effect.succeed(entry) : Effect.fail(new WebhookLeaseLost({ id, owner })))
 
   return WebhookRepository.of({
     create: Spans.method("WebhookRepository.create", (request) =>
@@ -109,8 +113,8 @@ export const make = Effect.sync(() => {
         .filter((entry) => entry.webhook.state._tag === "active")
         .map((entry) => ({ webhook: entry.webhook, progress: entry.progress }))
     ).pipe(Spans.span("WebhookRepository.pending")),
-    recordAttempt: Spans.method("WebhookRepository.recordAttempt", (id, attempt, progress) =>
-      Effect.map(find(id), (entry) => {
+    recordAttempt: Spans.method("WebhookRepository.recordAttempt", (id, owner, attempt, progress) =>
+      Effect.map(held(id, owner), (entry) => {
         const recorded = new DeliveryAttempt({
           id: ++lastDeliveryId as DeliveryId,
           webhookId: id,
@@ -121,8 +125,8 @@ export const make = Effect.sync(() => {
         return recorded
       })
     ),
-    advance: Spans.method("WebhookRepository.advance", (id, progress) =>
-      Effect.map(find(id), (entry) => {
+    advance: Spans.method("WebhookRepository.advance", (id, owner, progress) =>
+      Effect.map(held(id, owner), (entry) => {
         entry.progress = progress
       })
     ),

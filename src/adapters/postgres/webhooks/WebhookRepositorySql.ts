@@ -4,7 +4,7 @@ import { issueSecret } from "../../../application/webhooks/SecretIssuer.ts"
 import { EventId } from "../../../domain/events/EventId.ts"
 import { EventType } from "../../../domain/events/EventType.ts"
 import { DeliveryAttempt, DeliveryId, DeliveryOutcome } from "../../../domain/webhooks/DeliveryAttempt.ts"
-import { WebhookNotFound } from "../../../domain/webhooks/WebhookErrors.ts"
+import { WebhookLeaseLost, WebhookNotFound } from "../../../domain/webhooks/WebhookErrors.ts"
 import { WebhookId } from "../../../domain/webhooks/WebhookId.ts"
 import { WebhookSecret } from "../../../domain/webhooks/WebhookSecret.ts"
 import { WebhookSubscription } from "../../../domain/webhooks/WebhookSubscription.ts"
@@ -212,26 +212,36 @@ export const make = (options: Options) =>
       Spans.span("WebhookRepository.pending")
     )
 
-    const progressStatement = (id: WebhookId, progress: DeliveryProgress) =>
-      one(
-        id,
-        sql`UPDATE webhooks SET cursor_event_id = ${progress.cursor}, attempt = ${progress.attempt},
-                                next_attempt_at = ${date(progress.nextAttemptAt)},
-                                first_attempt_at = ${date(progress.firstAttemptAt)}
-            WHERE id = ${id} RETURNING ${columns}`
+    // Moves the progress only while `owner` holds the lease (expired or not: see the port);
+    // when no row moved, a second look says whether the subscription is gone or was taken.
+    const progressStatement = (id: WebhookId, owner: string, progress: DeliveryProgress) =>
+      sql`UPDATE webhooks SET cursor_event_id = ${progress.cursor}, attempt = ${progress.attempt},
+                              next_attempt_at = ${date(progress.nextAttemptAt)},
+                              first_attempt_at = ${date(progress.firstAttemptAt)}
+          WHERE id = ${id} AND lease_owner = ${owner} RETURNING id`.pipe(
+        Effect.flatMap((rows) =>
+          rows.length > 0
+            ? Effect.void
+            : Effect.flatMap(
+              one(id, sql`SELECT ${columns} FROM webhooks WHERE id = ${id}`),
+              () => Effect.fail(new WebhookLeaseLost({ id, owner }))
+            )
+        )
       )
 
-    const advance = Spans.method("WebhookRepository.advance", (id: WebhookId, progress: DeliveryProgress) =>
-      guard(Effect.asVoid(progressStatement(id, progress)))
+    const advance = Spans.method("WebhookRepository.advance", (id: WebhookId, owner: string, progress: DeliveryProgress) =>
+      guard(progressStatement(id, owner, progress))
     )
 
     const recordAttempt = Spans.method("WebhookRepository.recordAttempt", (
       id: WebhookId,
-      attempt: Parameters<WebhookRepository["Service"]["recordAttempt"]>[1],
+      owner: string,
+      attempt: Parameters<WebhookRepository["Service"]["recordAttempt"]>[2],
       progress: DeliveryProgress
     ) =>
+      // The progress first: when the lease is lost the transaction ends before the INSERT.
       sql.withTransaction(Effect.gen(function*() {
-        yield* progressStatement(id, progress)
+        yield* progressStatement(id, owner, progress)
         const row = yield* SqlSchema.findOne({
           Request: Schema.Void,
           Result: DeliveryRow,
