@@ -3,7 +3,7 @@
  * WebhookSender that records each delivery and answers as the test says.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Clock, DateTime, Duration, Effect, Layer } from "effect"
+import { Clock, DateTime, Deferred, Duration, Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import * as WebhookDispatcher from "../../../src/application/webhooks/WebhookDispatcher.ts"
 import type { EventType } from "../../../src/domain/events/EventType.ts"
@@ -19,10 +19,14 @@ import { type WebhookDelivery, WebhookSender } from "../../../src/ports/webhooks
 
 type Answer = AttemptResult["outcome"]
 
-/** The receiver: every delivery it got, by URL, and what it answers (by URL, default delivered). */
+/**
+ * The receiver: every delivery it got, by URL, what it answers (by URL, default
+ * delivered), and, by URL, what it waits for before it answers (default nothing).
+ */
 const makeReceiver = () => {
   const got: Array<WebhookDelivery & { readonly at: number; readonly answer: Answer }> = []
   const answers = new Map<string, Answer>()
+  const holds = new Map<string, Effect.Effect<void>>()
   const sender = WebhookSender.of({
     check: (url) => Effect.succeed(url as WebhookUrl),
     send: (delivery) =>
@@ -37,9 +41,9 @@ const makeReceiver = () => {
             error: outcome === "delivered" ? undefined : `${outcome}`
           }
         })
-      )
+      ).pipe(Effect.tap(() => holds.get(delivery.url) ?? Effect.void))
   })
-  return { got, answers, sender, to: (url: string) => got.filter((delivery) => delivery.url === url) }
+  return { got, answers, holds, sender, to: (url: string) => got.filter((delivery) => delivery.url === url) }
 }
 
 const pet = (name: string) => new NewPet({ name: PetName.make(name), categoryId: CategoryId.make(1n) })
@@ -201,6 +205,36 @@ export const webhookDispatcherContract = (
         assert.include(state._tag === "disabled" ? state.reason : "", "410")
         const recorded = yield* repository.deliveries(webhook.id, { after: 0n, limit: 10 })
         assert.deepStrictEqual(recorded.map((attempt) => [attempt.outcome, attempt.httpStatus]), [["gone", 410]])
+      })), 120_000)
+
+    it.live("an instance that paused past its lease records nothing once another took the subscription, and does not send again while it holds it", () =>
+      run(Effect.gen(function*() {
+        const pets = yield* PetRepository
+        const repository = yield* WebhookRepository
+        const webhook = yield* subscribe("paused")
+        const resume = yield* Deferred.make<void>()
+        // The POST goes out, then this instance stalls before it records the answer.
+        receiver.holds.set(webhook.url, Deferred.await(resume))
+        yield* pets.create(pet("p1"))
+        yield* until(() => receiver.to(webhook.url).length >= 1)
+        // Its 30 s lease has ended by the other instance's clock, which claims the subscription.
+        const later = DateTime.makeUnsafe((yield* Clock.currentTimeMillis) + 31_000)
+        const taken = yield* repository.claim({ now: later, owner: "other-instance", until: DateTime.add(later, { hours: 1 }), limit: 1000 })
+        assert.include(taken.map((target) => target.webhook.id), webhook.id)
+        receiver.holds.delete(webhook.url)
+        yield* Deferred.succeed(resume, undefined)
+        yield* TestClock.adjust("5 seconds")
+        yield* TestClock.withLive(Effect.sleep("100 millis"))
+        assert.deepStrictEqual(yield* repository.deliveries(webhook.id, { after: 0n, limit: 10 }), [])
+        const progress = (yield* repository.pending).find((entry) => entry.webhook.id === webhook.id)?.progress
+        assert.deepStrictEqual(progress, { cursor: 0n, attempt: 0, nextAttemptAt: undefined })
+        assert.strictEqual(receiver.to(webhook.url).length, 1)
+        // Once the holder lets go, the event is delivered again (at least once), and recorded.
+        yield* repository.release(webhook.id, "other-instance")
+        yield* until(() => receiver.to(webhook.url).length >= 2)
+        yield* TestClock.withLive(Effect.sleep("100 millis"))
+        const recorded = yield* repository.deliveries(webhook.id, { after: 0n, limit: 10 })
+        assert.deepStrictEqual(recorded.map((attempt) => attempt.outcome), ["delivered"])
       })), 120_000)
 
     it.live("a receiver down for 10 minutes gets every event, in order, when it returns", () =>
