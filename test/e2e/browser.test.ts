@@ -171,4 +171,23 @@ describe.skipIf(!installed && !onCi)("a real browser", () => {
     expect(sent["authorization"]).toBe(`Bearer ${API_KEY}`)
     expect(response.status()).toBe(200)
   }, 30_000)
+
+  it("/docs: the response pane shows an integer above 2^53 as the body has it, not rounded", async () => {
+    const created = await fetch(`${service.baseUrl}/v1/pets`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${API_KEY}`, "content-type": "application/json", "idempotency-key": "browser-big" },
+      body: `{"name":"Big","categoryId":9007199254740993,"status":"available"}`
+    })
+    expect(await created.text()).toContain(`"categoryId":9007199254740993`)
+    const page = await context.newPage()
+    await page.goto(`${service.baseUrl}/docs`)
+    await page.getByRole("button", { name: /Test Request.*get \/pets\)/ }).first().click()
+    await page.getByPlaceholder("Token").first().fill(API_KEY)
+    await page.getByRole("button", { name: /^Send get request/ }).first().click()
+    // The response pane's text (Scalar's ResponseBodyRaw, a read-only CodeMirror), once it shows the list.
+    const pane = page.locator(".body-raw .cm-content", { hasText: "Big" }).first()
+    const shown = await pane.innerText()
+    await page.close()
+    expect(shown).toContain(`"categoryId": 9007199254740993`)
+  }, 60_000)
 })

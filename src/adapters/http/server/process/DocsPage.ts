@@ -6,9 +6,26 @@
  * the answer.
  */
 import { Context, Effect, Layer } from "effect"
-import { HttpRouter } from "effect/http"
+import { HttpBody, HttpRouter, HttpServerResponse } from "effect/http"
 import { HttpApiScalar } from "effect/http-api"
 import type { Api } from "../../api/Api.ts"
+import * as ExactIntegerJson from "./ExactIntegerJson.ts"
+
+// HttpApiScalar has no option for a script of the page's own: it goes at the end of the
+// head, so it runs before Scalar's script in the body.
+const withExactIntegers = (response: HttpServerResponse.HttpServerResponse) =>
+  response.body._tag === "Uint8Array"
+    ? Effect.succeed(HttpServerResponse.setBody(
+      response,
+      HttpBody.text(
+        new TextDecoder().decode(response.body.body).replace(
+          "</head>",
+          () => `<script>${ExactIntegerJson.script}</script></head>`
+        ),
+        response.body.contentType
+      )
+    ))
+    : Effect.die(new Error("the docs page needs its HTML in memory"))
 
 export const layer = (api: typeof Api, path: `/${string}`) =>
   HttpRouter.add(
@@ -26,6 +43,6 @@ export const layer = (api: typeof Api, path: `/${string}`) =>
           withDefaultFonts: false
         }
       }).pipe(Layer.provideMerge(Layer.fresh(HttpRouter.layer)))),
-      (context) => Context.get(context, HttpRouter.HttpRouter).asHttpEffect()
+      (context) => Effect.flatMap(Context.get(context, HttpRouter.HttpRouter).asHttpEffect(), withExactIntegers)
     ))
   )
