@@ -34,7 +34,7 @@ import * as Migrations from "../src/adapters/postgres/Migrations.ts"
 import * as OrderRepositorySql from "../src/adapters/postgres/orders/OrderRepositorySql.ts"
 import * as PetRepositorySql from "../src/adapters/postgres/pets/PetRepositorySql.ts"
 import * as PostgresClient from "../src/adapters/postgres/PostgresClient.ts"
-import { eventDataText } from "../src/domain/events/EventData.ts"
+import { type EventData, eventDataText } from "../src/domain/events/EventData.ts"
 import { EventType } from "../src/domain/events/EventType.ts"
 import { OrderId } from "../src/domain/orders/OrderId.ts"
 import { NewPet } from "../src/domain/pets/NewPet.ts"
@@ -107,7 +107,7 @@ interface OrderRow {
 }
 
 // orderData's shape, built from the raw row (the adapter builds it from the decoded Order).
-const orderEventData = (row: OrderRow) => ({
+const orderEventData = (row: OrderRow): EventData => ({
   id: BigInt(String(row.id)),
   petId: BigInt(String(row.pet_id)),
   quantity: BigInt(row.quantity),
@@ -127,12 +127,12 @@ interface Actions {
 const statements = (sql: SqlClient.SqlClient, recording: Recording): Actions => {
   const table = recording === "unnumbered" || recording === "row only" ? "events_unnumbered" : "events"
   const notify = recording === "outbox" || recording === "unnumbered"
-  const record = (type: EventType, data: unknown) => {
+  const record = (type: EventType, data: EventData) => {
     switch (recording) {
       case "none":
         return Effect.void
       case "outbox":
-        return appendEvent(sql, type, data as never)
+        return appendEvent(sql, type, data)
       case "no notify":
       case "row only":
         return Effect.asVoid(sql`INSERT INTO ${sql(table)} (type, data) VALUES (${type}, ${eventDataText(data)}::json)`)
