@@ -12,11 +12,12 @@
  * Writes an InventoryResult as JSON to args.resultPath.
  */
 import { PgClient } from "@effect/sql-pg"
-import { Effect, Redacted } from "effect"
+import { Effect, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { writeFileSync } from "node:fs"
 import * as EmbeddedDatabase from "../src/adapters/embedded/EmbeddedDatabase.ts"
 import * as PetRepositoryMemory from "../src/adapters/memory/pets/PetRepositoryMemory.ts"
+import { EventSequencer } from "../src/adapters/postgres/events/EventSequencer.ts"
 import * as Migrations from "../src/adapters/postgres/Migrations.ts"
 import * as PetRepositorySql from "../src/adapters/postgres/pets/PetRepositorySql.ts"
 import { CategoryId } from "../src/domain/pets/CategoryId.ts"
@@ -104,7 +105,9 @@ const measure = (repo: PetRepository["Service"], seed: Seed) =>
   })
 
 // The production default of DATABASE_STATEMENT_TIMEOUT.
-const sqlRepository = PetRepositorySql.make({ timeout: "5 seconds" }).pipe(Effect.provide(Migrations.layer))
+const sqlRepository = PetRepositorySql.make({ timeout: "5 seconds" }).pipe(
+  Effect.provide(Layer.merge(Migrations.layer, EventSequencer.layer))
+)
 
 const main = Effect.gen(function*() {
   let rows: ReadonlyArray<InventoryRow>

@@ -9,14 +9,16 @@
  * writes' transactions, and the webhooks section measures it). Variants, in interleaved
  * rounds (the order reversed every other round):
  *
- * - without: the SQL adapters' statements, without the event insert and its pg_notify;
+ * - without: the SQL adapters' statements, without the event insert;
  * - with: the same statements with the event, as the adapters write it (the pet create's
- *   CTE copied from PetRepositorySql, appendEvent itself in the order transactions);
- * - diagnostics, to tell the parts apart: with, but no pg_notify; with, into a copy of
- *   `events` without migration 0010's numbering at COMMIT (no trigger, no advisory lock);
- *   neither: the row alone, into that copy without pg_notify;
- * - repository: PetRepositorySql and OrderRepositorySql themselves (decoding, spans and
- *   the deadline on top of "with").
+ *   CTE copied from PetRepositorySql, appendEvent itself in the order transactions), and
+ *   the EventSequencer woken after each commit, numbering the events meanwhile;
+ * - diagnostics, to tell the parts apart: with, no wake (the row alone; the sequencer's
+ *   1 s backstop numbers it); numbered at COMMIT: the mechanism before the sequencer,
+ *   into a copy of `events` with migration 0010's trigger (its own advisory lock key)
+ *   and a pg_notify in each writer's transaction;
+ * - repository: PetRepositorySql and OrderRepositorySql themselves (decoding, spans,
+ *   the deadline and the wake on top of "with").
  *
  * On PostgreSQL a separate connection samples pg_stat_activity every 20 ms during each
  * round: what the pool's backends were waiting on, per variant.
@@ -29,7 +31,8 @@ import { SqlClient } from "effect/sql"
 import { writeFileSync } from "node:fs"
 import pg from "pg"
 import * as EmbeddedDatabase from "../src/adapters/embedded/EmbeddedDatabase.ts"
-import { appendEvent, EVENTS_CHANNEL } from "../src/adapters/postgres/events/EventAppend.ts"
+import { appendEvent } from "../src/adapters/postgres/events/EventAppend.ts"
+import { EVENTS_CHANNEL, EventSequencer } from "../src/adapters/postgres/events/EventSequencer.ts"
 import * as Migrations from "../src/adapters/postgres/Migrations.ts"
 import * as OrderRepositorySql from "../src/adapters/postgres/orders/OrderRepositorySql.ts"
 import * as PetRepositorySql from "../src/adapters/postgres/pets/PetRepositorySql.ts"
@@ -58,9 +61,8 @@ export interface OutboxArgs {
 export type OutboxVariant =
   | "without"
   | "with"
-  | "with, no pg_notify"
-  | "with, not numbered at COMMIT"
-  | "with, neither"
+  | "with, no wake"
+  | "numbered at COMMIT (0010)"
   | "repository"
 
 export interface OutboxRow {
@@ -91,7 +93,7 @@ export interface OutboxResult {
 const args = JSON.parse(process.argv[2] ?? "{}") as OutboxArgs
 
 /** How a variant records a change's event, if at all. */
-type Recording = "none" | "outbox" | "no notify" | "unnumbered" | "row only"
+type Recording = "none" | "outbox" | "no wake" | "at commit"
 
 // Columns the adapters read back.
 const PET_COLUMNS = "id, name, category_id, status, version"
@@ -124,24 +126,24 @@ interface Actions {
 }
 
 /** The adapters' statements sent directly, recording each change's event as `recording` says. */
-const statements = (sql: SqlClient.SqlClient, recording: Recording): Actions => {
-  const table = recording === "unnumbered" || recording === "row only" ? "events_unnumbered" : "events"
-  const notify = recording === "outbox" || recording === "unnumbered"
+const statements = (sql: SqlClient.SqlClient, sequencer: EventSequencer["Service"], recording: Recording): Actions => {
+  const table = recording === "at commit" ? "events_at_commit" : "events"
+  const notify = recording === "at commit"
   const record = (type: EventType, data: EventData) => {
     switch (recording) {
       case "none":
         return Effect.void
       case "outbox":
+      case "no wake":
         return appendEvent(sql, type, data)
-      case "no notify":
-      case "row only":
-        return Effect.asVoid(sql`INSERT INTO ${sql(table)} (type, data) VALUES (${type}, ${eventDataText(data)}::json)`)
-      case "unnumbered":
+      case "at commit":
         return Effect.asVoid(sql`
-          INSERT INTO events_unnumbered (type, data)
+          INSERT INTO events_at_commit (type, data)
           SELECT ${type}, ${eventDataText(data)}::json FROM pg_notify(${EVENTS_CHANNEL}, '')`)
     }
   }
+  // As the repositories do: after the transaction commits.
+  const committed = recording === "outbox" ? sequencer.wake : Effect.void
   const insertPet = (client: number) =>
     sql`INSERT INTO pets (name, category_id, status) VALUES (${`outbox ${client}`}, ${1n}, 'available')
         RETURNING ${sql.literal(PET_COLUMNS)}`
@@ -158,7 +160,9 @@ const statements = (sql: SqlClient.SqlClient, recording: Recording): Actions => 
             SELECT ${sql.literal(PET_COLUMNS)} FROM inserted`
   return {
     create: (client) =>
-      Effect.map(createStatement(client), (rows) => BigInt(String((rows[0] as { readonly id: unknown }).id))),
+      Effect.map(createStatement(client), (rows) => BigInt(String((rows[0] as { readonly id: unknown }).id))).pipe(
+        Effect.tap(() => committed)
+      ),
     place: (petId) =>
       sql.withTransaction(Effect.gen(function*() {
         const claimed = yield* sql`UPDATE pets SET status = 'pending', version = version + 1
@@ -168,7 +172,7 @@ const statements = (sql: SqlClient.SqlClient, recording: Recording): Actions => 
           RETURNING ${sql.literal(ORDER_COLUMNS)}`
         yield* record("order.placed", orderEventData(order!))
         return BigInt(String(order!.id))
-      })),
+      })).pipe(Effect.tap(() => committed)),
     approve: (orderId) =>
       sql.withTransaction(Effect.gen(function*() {
         const [locked] = yield* sql<{ readonly pet_id: unknown; readonly status: string }>`
@@ -178,7 +182,7 @@ const statements = (sql: SqlClient.SqlClient, recording: Recording): Actions => 
           RETURNING ${sql.literal(ORDER_COLUMNS)}`
         yield* sql`UPDATE pets SET status = 'pending', version = version + 1 WHERE id = ${BigInt(String(locked.pet_id))}`
         yield* record("order.approved", orderEventData(order!))
-      }))
+      })).pipe(Effect.tap(() => committed))
   }
 }
 
@@ -290,17 +294,31 @@ const run = (actions: Actions, seconds: number, sampler: Sampler | undefined) =>
 const bench = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const repository = yield* repositories
+  const sequencer = yield* EventSequencer
   const sampler = args.store === "postgres" ? yield* waitSampler(args.url!) : undefined
-  // The diagnostic's copy of `events`: the same columns, defaults and indexes, no trigger.
-  yield* sql`CREATE TABLE events_unnumbered (LIKE events INCLUDING DEFAULTS INCLUDING INDEXES)`
+  // The diagnostic's copy of `events` (the same columns, defaults and indexes), numbered
+  // at COMMIT by migration 0010's trigger, under a lock key of its own.
+  yield* sql`CREATE TABLE events_at_commit (LIKE events INCLUDING DEFAULTS INCLUDING INDEXES)`
+  yield* sql`
+    CREATE FUNCTION events_at_commit_number() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      PERFORM pg_advisory_xact_lock(25974, 2);
+      UPDATE events_at_commit SET id = nextval('events_id'), occurred_at = clock_timestamp() WHERE id = NEW.id;
+      RETURN NULL;
+    END
+    $$
+  `
+  yield* sql`
+    CREATE CONSTRAINT TRIGGER events_at_commit_number AFTER INSERT ON events_at_commit
+    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION events_at_commit_number()
+  `
   yield* sql`INSERT INTO webhooks (url, types, created_at, secret)
              VALUES ('http://127.0.0.1:9/hook', ${[...EventType.literals]}, now(), 'whsec_outboxbench0123456789abcdef')`
   const variants: ReadonlyArray<readonly [OutboxVariant, Actions]> = [
-    ["without", statements(sql, "none")],
-    ["with", statements(sql, "outbox")],
-    ["with, no pg_notify", statements(sql, "no notify")],
-    ["with, not numbered at COMMIT", statements(sql, "unnumbered")],
-    ["with, neither", statements(sql, "row only")],
+    ["without", statements(sql, sequencer, "none")],
+    ["with", statements(sql, sequencer, "outbox")],
+    ["with, no wake", statements(sql, sequencer, "no wake")],
+    ["numbered at COMMIT (0010)", statements(sql, sequencer, "at commit")],
     ["repository", repository]
   ]
   for (const [, actions] of variants) yield* run(actions, Math.min(1, args.seconds), undefined)
@@ -333,6 +351,7 @@ const bench = Effect.gen(function*() {
       ...(samples === 0 ? {} : { waits: Object.fromEntries(Object.entries(waits).map(([key, count]) => [key, count / samples])) })
     }
   })
+  yield* sequencer.run
   const [counts] = yield* sql<{ readonly events: unknown; readonly unnumbered: unknown }>`
     SELECT count(*) AS events, count(*) FILTER (WHERE id < 0) AS unnumbered FROM events`
   const result: OutboxResult = {
@@ -342,7 +361,7 @@ const bench = Effect.gen(function*() {
     unnumbered: Number(counts?.unnumbered)
   }
   writeFileSync(args.resultPath, JSON.stringify(result, null, 2))
-}).pipe(Effect.provide(Migrations.layer))
+}).pipe(Effect.provide(Layer.merge(Migrations.layer, EventSequencer.layer)))
 
 const client = (): Layer.Layer<SqlClient.SqlClient, unknown, never> => {
   switch (args.store) {

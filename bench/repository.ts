@@ -15,6 +15,7 @@ import { SqlClient, SqlSchema } from "effect/sql"
 import { writeFileSync } from "node:fs"
 import * as EmbeddedDatabase from "../src/adapters/embedded/EmbeddedDatabase.ts"
 import * as PetRepositoryMemory from "../src/adapters/memory/pets/PetRepositoryMemory.ts"
+import { EventSequencer } from "../src/adapters/postgres/events/EventSequencer.ts"
 import * as Migrations from "../src/adapters/postgres/Migrations.ts"
 import * as PetRepositorySql from "../src/adapters/postgres/pets/PetRepositorySql.ts"
 import { CategoryId } from "../src/domain/pets/CategoryId.ts"
@@ -276,9 +277,7 @@ const DiagPetRow = Schema.Struct({
 const sqlBench = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   // The production default of DATABASE_STATEMENT_TIMEOUT.
-  const repo: PetRepository["Service"] = yield* PetRepositorySql.make({ timeout: "5 seconds" }).pipe(
-    Effect.provide(Migrations.layer)
-  )
+  const repo: PetRepository["Service"] = yield* PetRepositorySql.make({ timeout: "5 seconds" })
   const rows: Array<RepositoryRow> = []
 
   // The statements the adapter sends, sent directly. Results are left as raw rows.
@@ -358,7 +357,8 @@ const sqlBench = Effect.gen(function*() {
     )
   }
   return rows
-})
+  // The sequencer numbers the events for the whole bench, as in the service.
+}).pipe(Effect.provide(Layer.merge(Migrations.layer, EventSequencer.layer)))
 
 /** A throwaway database on the server, dropped when the scope closes (also on SIGTERM). */
 const freshDatabaseLayer = (adminUrl: string, database: string) =>

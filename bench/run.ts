@@ -22,9 +22,10 @@
  *   sse      1,000 Server-Sent Events subscribers on one instance: the RSS they add (target < 100 MB)
  *   outbox   issue 23's target (at most 15% slower): create + place + approve by 10 concurrent
  *            clients on PostgreSQL and embedded, the adapters' statements with and without the
- *            event insert and its pg_notify, interleaved, with one subscription row; diagnostic
- *            variants without the numbering at COMMIT or the NOTIFY, the repositories themselves,
- *            and on PostgreSQL what the backends waited on
+ *            event insert (and the sequencer's wake), interleaved, with one subscription row;
+ *            diagnostic variants without the wake and with the numbering at COMMIT of before
+ *            the sequencer, the repositories themselves, and on PostgreSQL what the backends
+ *            waited on
  *   webhooks create + place + approve over HTTP on PostgreSQL and embedded, without and with one
  *            webhook subscription (a local receiver answering 204): what the dispatcher costs the
  *            writes (both rounds write the outbox)
@@ -437,12 +438,14 @@ const outboxSection = async () => {
   say(`   3 events with the outbox. ${OUTBOX.clients} fibers on the service's client (PostgreSQL: a pool of 10; embedded: one`)
   say("   multiplexed connection), one webhook subscription row, no dispatcher (it reads the feed outside the writes'")
   say("   transactions; the webhooks section measures it). without / with: the adapters' statements sent directly, without")
-  say("   and with the event insert + pg_notify; diagnostics: with, no pg_notify; with, into a copy of events that is not")
-  say("   numbered at COMMIT (no trigger, no advisory lock); neither; repository: PetRepositorySql + OrderRepositorySql.")
+  say("   and with the event insert + the EventSequencer's wake after commit (it numbers the events meanwhile); diagnostics:")
+  say("   with, no wake (its 1 s backstop numbers); numbered at COMMIT (0010): the mechanism before the sequencer (a trigger")
+  say("   under an advisory lock + pg_notify in each writer), into a copy of events; repository: PetRepositorySql +")
+  say("   OrderRepositorySql.")
   say(`   x without = median over ${OUTBOX.rounds} interleaved rounds of ${OUTBOX.seconds} s (order reversed every other round) of iterations/s`)
   say("   / without's in the same round; ms = mean latency per action. Backends' samples: pg_stat_activity every 20 ms,")
-  say("   the pool's backends by state: wait (Lock/advisory = migration 0010's numbering lock, Lock/object = NOTIFY's")
-  say("   commit lock, ClientRead = waiting for this process).")
+  say("   the pool's backends by state: wait (Lock/advisory = the numbering lock, Lock/object = NOTIFY's commit lock,")
+  say("   ClientRead = waiting for this process).")
   say(`   events written: ${events.join("; ")}.`)
   output["outbox"] = { ...OUTBOX, rows }
 }

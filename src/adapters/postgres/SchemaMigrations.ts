@@ -285,6 +285,8 @@ export const loader = Migrator.fromRecord({
   // there to the end of the commit, server-side, with no round trip to a client in
   // between: a reader that has seen event n never meets one below n committed later. The
   // swept watermark tells a reader whose cursor predates retention that it missed events.
+  // Migration 0014 replaced this numbering at COMMIT, which serialized every writer's
+  // commit, by a sequencer that numbers committed events after the fact (EventSequencer).
   "0010_create_events": Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     yield* sql`CREATE SEQUENCE events_provisional_id`
@@ -378,6 +380,46 @@ export const loader = Migrator.fromRecord({
         ADD COLUMN lease_owner text CONSTRAINT webhooks_lease_owner_length CHECK (char_length(lease_owner) <= 200),
         ADD COLUMN lease_until timestamptz,
         ADD CONSTRAINT webhooks_lease_whole CHECK ((lease_owner IS NULL) = (lease_until IS NULL))
+    `
+  }),
+  // Events are numbered after their commit, not inside it (EventSequencer explains why
+  // ids still become visible in order): 0010's trigger held one lock through every
+  // writer's commit, its WAL flush included, so changes that make events committed one
+  // at a time. Writers now insert the row alone; events_sequence numbers every committed
+  // unnumbered row in one statement of its own transaction, under the lock only
+  // sequencers take. The partial index finds those rows (cheaply when there are none).
+  // Numbered 0014: 0013 belongs to another part of the same release.
+  "0014_sequence_events": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`DROP TRIGGER events_number_at_commit ON events`
+    yield* sql`DROP FUNCTION events_number_at_commit()`
+    yield* sql`CREATE INDEX events_unnumbered ON events (id) WHERE id < 0`
+    // Provisional ids are -nextval: descending provisional order is insertion order, and
+    // an ordered scan draws the numbers in scan order. The lock is taken only when there
+    // is something to number, and each statement of a plpgsql function takes a new
+    // snapshot, so the UPDATE sees what the previous holder committed.
+    yield* sql`
+      CREATE FUNCTION events_sequence(channel text) RETURNS bigint LANGUAGE plpgsql AS $$
+      DECLARE
+        numbered bigint;
+      BEGIN
+        IF NOT EXISTS (SELECT 1 FROM events WHERE id < 0) THEN
+          RETURN 0;
+        END IF;
+        PERFORM pg_advisory_xact_lock(25974, 1);
+        WITH numbering AS MATERIALIZED (
+          SELECT id AS provisional, nextval('events_id') AS number, clock_timestamp() AS at
+          FROM events WHERE id < 0 ORDER BY id DESC
+        )
+        UPDATE events SET id = numbering.number, occurred_at = numbering.at
+        FROM numbering WHERE events.id = numbering.provisional;
+        GET DIAGNOSTICS numbered = ROW_COUNT;
+        IF numbered > 0 THEN
+          PERFORM pg_notify(channel, '');
+        END IF;
+        RETURN numbered;
+      END
+      $$
     `
   })
 })

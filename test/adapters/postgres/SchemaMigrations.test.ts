@@ -1,7 +1,8 @@
 import { assert, describe, it, layer } from "@effect/vitest"
-import { Duration, Effect, Redacted, Schedule } from "effect"
+import { Duration, Effect, Layer, Redacted, Schedule } from "effect"
 import Pg from "pg"
 import { Migrator, SqlClient, type SqlError } from "effect/sql"
+import { EventSequencer } from "../../../src/adapters/postgres/events/EventSequencer.ts"
 import * as Migrations from "../../../src/adapters/postgres/Migrations.ts"
 import * as PostgresClient from "../../../src/adapters/postgres/PostgresClient.ts"
 import * as OrderRepositorySql from "../../../src/adapters/postgres/orders/OrderRepositorySql.ts"
@@ -58,7 +59,9 @@ describe.skipIf(!postgresAvailable)("SchemaMigrations on a PostgreSQL server", (
         yield* release(2)
         yield* sql`INSERT INTO pets (name, category_id, status) VALUES ('Rex', 1, 'available'), ('Tom', 2, 'sold')`
         // The adapter runs the migrations as it starts, then serves the pets already there.
-        const orders = yield* OrderRepositorySql.make({ timeout: "10 seconds" }).pipe(Effect.provide(Migrations.layer))
+        const orders = yield* OrderRepositorySql.make({ timeout: "10 seconds" }).pipe(
+          Effect.provide(Layer.merge(Migrations.layer, EventSequencer.layer))
+        )
         const migrations = yield* sql<{ migration_id: number }>`
           SELECT migration_id FROM ${sql(SchemaMigrations.MIGRATIONS_TABLE)} ORDER BY migration_id`
         assert.deepStrictEqual(migrations.map((row) => row.migration_id), MIGRATION_IDS)
@@ -112,7 +115,7 @@ describe.skipIf(!postgresAvailable)("SchemaMigrations on a PostgreSQL server", (
         const counted = sql<{ status: string | null; count: number }>`
           SELECT status, count(*)::int AS count FROM pets WHERE deleted_at IS NULL GROUP BY status ORDER BY status`
         const inventory = Effect.flatMap(PetRepositorySql.make({ timeout: "10 seconds" }), (pets) => pets.inventory).pipe(
-          Effect.provide(Migrations.layer)
+          Effect.provide(Layer.merge(Migrations.layer, EventSequencer.layer))
         )
         const asRows = (counts: PetInventory) =>
           [["available", counts.available], ["pending", counts.pending], ["sold", counts.sold], [null, counts.none]]

@@ -3,24 +3,18 @@ import type { SqlClient, SqlError } from "effect/sql"
 import { type EventData, eventDataText } from "../../../domain/events/EventData.ts"
 import type { EventType } from "../../../domain/events/EventType.ts"
 
-/** The channel every append notifies on commit (EventLogSql listens with `listen`). */
-export const EVENTS_CHANNEL = "animal_store_events"
-
 /**
  * Records one change in the outbox: the one statement every SQL repository runs for each
  * change, inside the change's transaction (as its last write, by convention).
  *
- * The row gets its id only inside the transaction's COMMIT (migration 0010's deferred
- * trigger, under a lock every commit of an event shares), so ids are drawn and become
- * visible in the same order, across connections and instances, and the lock is never
- * held across a round trip to this process. Its NOTIFY is delivered when the transaction
- * commits, and never for one that rolls back.
+ * The row has a provisional negative id until EventSequencer numbers it, after the
+ * transaction commits (the repository wakes the sequencer then): the writer takes no
+ * lock shared with other writers and sends no NOTIFY, so changes commit concurrently.
+ * EventSequencer says why ids still become visible in order.
  */
 export const appendEvent = (
   sql: SqlClient.SqlClient,
   type: EventType,
   data: EventData
 ): Effect.Effect<void, SqlError.SqlError> =>
-  Effect.asVoid(sql`
-    INSERT INTO events (type, data)
-    SELECT ${type}, ${eventDataText(data)}::json FROM pg_notify(${EVENTS_CHANNEL}, '')`)
+  Effect.asVoid(sql`INSERT INTO events (type, data) VALUES (${type}, ${eventDataText(data)}::json)`)

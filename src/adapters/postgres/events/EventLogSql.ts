@@ -7,7 +7,7 @@ import type { EventType } from "../../../domain/events/EventType.ts"
 import { EventType as EventTypeSchema } from "../../../domain/events/EventType.ts"
 import { StoreEvent } from "../../../domain/events/StoreEvent.ts"
 import { EventLog } from "../../../ports/events/EventLog.ts"
-import { EVENTS_CHANNEL } from "./EventAppend.ts"
+import { EVENTS_CHANNEL, EventSequencer } from "./EventSequencer.ts"
 import * as Migrations from "../Migrations.ts"
 import { unavailableOrDie } from "../UnavailableOrDie.ts"
 import { SqlPg } from "../SqlPgDriver.ts"
@@ -18,8 +18,8 @@ export interface Options {
   /** Longest a single call may take before it fails with StoreUnavailable. */
   readonly timeout: Duration.Input
   /**
-   * Signal `appended` on every commit of an append, this instance's or another's, through
-   * LISTEN on {@link EVENTS_CHANNEL} on a connection of its own (a PostgreSQL server).
+   * Signal `appended` whenever a sequencer, this instance's or another's, has numbered
+   * events, through LISTEN on {@link EVENTS_CHANNEL} on a connection of its own (a PostgreSQL server).
    * Off for PGlite: its one connection cannot be given to a listener; readers poll.
    */
   readonly listen?: boolean | undefined
@@ -57,13 +57,17 @@ export const pageStatement = (
 
 /**
  * Builds an EventLog on any PostgreSQL-speaking SqlClient, once the migrations have run.
- * The repositories on the same client append with EventAppend in their transactions.
+ * The repositories on the same client append with EventAppend in their transactions, and
+ * EventSequencer numbers the events. Reads return numbered events only (`id > 0`), and
+ * first run the sequencer when some event is unnumbered: a reader gets every event
+ * committed before its call.
  */
 export const make = (options: Options) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const pg = yield* SqlPg.PgClient.PgClient
     yield* Migrations.Migrations
+    const sequencer = yield* EventSequencer
     const guard = unavailableOrDie(Duration.fromInputUnsafe(options.timeout))
 
     const rows = SqlSchema.findAll({
@@ -76,11 +80,11 @@ export const make = (options: Options) =>
       execute: (page) => pageStatement(sql, page)
     })
 
-    // With appends serialised to their commits, the highest visible id has no lower one still to come.
+    // Ids become visible in order (EventSequencer): the highest has no lower one still to come.
     const highest = SqlSchema.findOne({
       Request: Schema.Void,
       Result: Schema.Struct({ id: Schema.BigInt }),
-      execute: () => sql`SELECT coalesce(max(id), 0)::bigint AS id FROM events`
+      execute: () => sql`SELECT coalesce(max(id), 0)::bigint AS id FROM events WHERE id > 0`
     })
 
     const swept = SqlSchema.findOne({
@@ -89,7 +93,8 @@ export const make = (options: Options) =>
       execute: () => sql`SELECT through FROM events_swept`
     })
 
-    // One bounded statement: the oldest `limit` events before the cutoff, and the watermark
+    // One bounded statement: the oldest `limit` numbered events before the cutoff (an
+    // unnumbered one is not in the feed yet, and its provisional id would lead the order), and the watermark
     // raised to the last of them, in one transaction (a CTE's DELETE and UPDATE commit together).
     const sweepBatch = SqlSchema.findOne({
       Request: Schema.Struct({ before: Schema.DateTimeUtcFromDate, limit: Schema.Number }),
@@ -97,7 +102,7 @@ export const make = (options: Options) =>
       execute: ({ before, limit }) =>
         sql`WITH gone AS (
               DELETE FROM events WHERE id IN (
-                SELECT id FROM events WHERE occurred_at < ${before} ORDER BY id LIMIT ${limit}
+                SELECT id FROM events WHERE occurred_at < ${before} AND id > 0 ORDER BY id LIMIT ${limit}
               ) RETURNING id
             ), raised AS (
               UPDATE events_swept SET through = greatest(through, (SELECT max(id) FROM gone))
@@ -107,13 +112,13 @@ export const make = (options: Options) =>
     })
 
     const page: EventLog["Service"]["page"] = Spans.method("EventLog.page", (query) =>
-      rows({ after: query.after, limit: query.limit, types: query.types ?? [] }).pipe(
+      Effect.andThen(sequencer.run, rows({ after: query.after, limit: query.limit, types: query.types ?? [] })).pipe(
         Effect.map((found) => found.map(toEvent)),
         guard
       )
     )
 
-    const latest = highest(undefined).pipe(
+    const latest = Effect.andThen(sequencer.run, highest(undefined)).pipe(
       Effect.catchTag("NoSuchElementError", Effect.die),
       Effect.map(({ id }) => id === 0n ? 0n : EventId.make(id)),
       guard,
@@ -156,4 +161,4 @@ export const make = (options: Options) =>
 export const layer = (
   options: Options
 ): Layer.Layer<EventLog, Migrator.MigrationError | SqlError.SqlError, PgClient.PgClient | SqlClient.SqlClient> =>
-  Layer.effect(EventLog, make(options)).pipe(Layer.provide(Migrations.layer))
+  Layer.effect(EventLog, make(options)).pipe(Layer.provide(Layer.merge(Migrations.layer, EventSequencer.layer)))

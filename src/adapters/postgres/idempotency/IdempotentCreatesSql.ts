@@ -7,6 +7,7 @@ import { replay } from "../../../domain/idempotency/KeptAnswer.ts"
 import { IdempotentCreates } from "../../../ports/idempotency/IdempotentCreates.ts"
 import { type IdempotencyOptions, keyIdentity, resolve } from "../../idempotency/IdempotencyOptions.ts"
 import { InFlightKeys } from "../../idempotency/InFlightKeys.ts"
+import { EventSequencer } from "../events/EventSequencer.ts"
 import * as Migrations from "../Migrations.ts"
 import type { Options as RepositoryOptions } from "../pets/PetRepositorySql.ts"
 import { unavailableOrDie } from "../UnavailableOrDie.ts"
@@ -45,11 +46,12 @@ const isLockTimeout = (error: unknown) => SqlError.isSqlError(error) && error.re
 export const make = (options: Options): Effect.Effect<
   IdempotentCreates["Service"],
   never,
-  SqlClient.SqlClient | Migrations.Migrations | Scope.Scope
+  SqlClient.SqlClient | Migrations.Migrations | EventSequencer | Scope.Scope
 > =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     yield* Migrations.Migrations
+    const sequencer = yield* EventSequencer
     const guard = unavailableOrDie(Duration.fromInputUnsafe(options.timeout))
     const { inProgressWait, retention } = resolve(options)
     const inFlight = new InFlightKeys(inProgressWait)
@@ -107,7 +109,10 @@ export const make = (options: Options): Effect.Effect<
         const response = yield* create
         yield* keep(request, response)
         return { response, replayed: false }
-      }))
+      })).pipe(
+        // The create's event commits with this transaction, after the create's own wake.
+        Effect.tap(({ replayed }) => replayed ? Effect.void : sequencer.wake)
+      )
       return inFlight.exclusive(keyIdentity(request), guard(attempt)).pipe(runSpan)
     }
 
@@ -130,4 +135,4 @@ export const make = (options: Options): Effect.Effect<
 export const layer = (
   options: Options
 ): Layer.Layer<IdempotentCreates, Migrator.MigrationError | SqlError.SqlError, SqlClient.SqlClient> =>
-  Layer.effect(IdempotentCreates, make(options)).pipe(Layer.provide(Migrations.layer))
+  Layer.effect(IdempotentCreates, make(options)).pipe(Layer.provide(Layer.merge(Migrations.layer, EventSequencer.layer)))

@@ -13,6 +13,7 @@ import { PetId } from "../../../domain/pets/PetId.ts"
 import { PetStatus } from "../../../domain/pets/PetStatus.ts"
 import { OrderRepository } from "../../../ports/orders/OrderRepository.ts"
 import { appendEvent } from "../events/EventAppend.ts"
+import { EventSequencer } from "../events/EventSequencer.ts"
 import * as Migrations from "../Migrations.ts"
 import type { Options } from "../pets/PetRepositorySql.ts"
 import { unavailableOrDie } from "../UnavailableOrDie.ts"
@@ -77,7 +78,8 @@ export const pageStatement = (
  *   the order and its pet. A second caller on the same order waits for the lock and
  *   decides on the status the first one left.
  *
- * Each change's event (EventAppend) is its last write, in the same transaction.
+ * Each change's event (EventAppend) is its last write, in the same transaction; the
+ * sequencer is woken once the transaction has committed.
  * Lock order is pet then new order row in `place` and order then pet in `transition`;
  * they cannot deadlock, because `place` only claims a pet with no open order, and a
  * `transition` only writes a pet after finding its order open.
@@ -86,6 +88,7 @@ export const make = (options: Options) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     yield* Migrations.Migrations
+    const sequencer = yield* EventSequencer
     const guard = unavailableOrDie(Duration.fromInputUnsafe(options.timeout))
 
     const claimPet = SqlSchema.findAll({
@@ -161,7 +164,7 @@ export const make = (options: Options) =>
         const order = toOrder(yield* insertOrder({ petId, status: PLACE.order }))
         yield* appendEvent(sql, ORDER_EVENT_TYPE.place, orderData(order))
         return order
-      })).pipe(Effect.catchTag("NoSuchElementError", Effect.die), guard)
+      })).pipe(Effect.tap(() => sequencer.wake), Effect.catchTag("NoSuchElementError", Effect.die), guard)
     )
 
     const get = Spans.method("OrderRepository.get", (id: OrderId) =>
@@ -184,7 +187,7 @@ export const make = (options: Options) =>
         const after = toOrder(updated)
         yield* appendEvent(sql, ORDER_EVENT_TYPE[event], orderData(after))
         return after
-      })).pipe(Effect.catchTag("NoSuchElementError", Effect.die), guard)
+      })).pipe(Effect.tap(() => sequencer.wake), Effect.catchTag("NoSuchElementError", Effect.die), guard)
     )
 
     return OrderRepository.of({ place, get, list, transition })
@@ -197,4 +200,4 @@ export const make = (options: Options) =>
 export const layer = (
   options: Options
 ): Layer.Layer<OrderRepository, Migrator.MigrationError | SqlError.SqlError, SqlClient.SqlClient> =>
-  Layer.effect(OrderRepository, make(options)).pipe(Layer.provide(Migrations.layer))
+  Layer.effect(OrderRepository, make(options)).pipe(Layer.provide(Layer.merge(Migrations.layer, EventSequencer.layer)))

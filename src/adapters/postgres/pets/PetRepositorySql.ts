@@ -15,7 +15,8 @@ import type { PetQuery } from "../../../domain/pets/PetQuery.ts"
 import { PetStatus } from "../../../domain/pets/PetStatus.ts"
 import { PetVersion } from "../../../domain/pets/PetVersion.ts"
 import { PetRepository } from "../../../ports/pets/PetRepository.ts"
-import { appendEvent, EVENTS_CHANNEL } from "../events/EventAppend.ts"
+import { appendEvent } from "../events/EventAppend.ts"
+import { EventSequencer } from "../events/EventSequencer.ts"
 import * as Migrations from "../Migrations.ts"
 import { unavailableOrDie } from "../UnavailableOrDie.ts"
 import * as Spans from "../../observability/Spans.ts"
@@ -104,9 +105,13 @@ export const make = (options: Options) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const migrations = yield* Migrations.Migrations
+    const sequencer = yield* EventSequencer
     const timeout = Duration.fromInputUnsafe(options.timeout)
     const guard = unavailableOrDie(timeout)
 
+    // After each change commits (its own transaction, or this one statement), the sequencer
+    // is woken to number the change's event.
+    //
     // A create and its pet.created event in ONE statement, so a create stays one round trip
     // (on embedded PGlite's one connection, a transaction of three took several times as
     // long). The event's data is petData's JSON written by the database: the EventLog
@@ -117,7 +122,7 @@ export const make = (options: Options) =>
                  INSERT INTO events (type, data)
                  SELECT 'pet.created', json_strip_nulls(json_build_object(
                    'id', id, 'name', name, 'categoryId', category_id, 'status', status))
-                 FROM inserted, pg_notify(${EVENTS_CHANNEL}, ''))
+                 FROM inserted)
           SELECT ${sql.literal(PET_COLUMNS)} FROM inserted`
 
     const insert = SqlSchema.findOne({
@@ -223,10 +228,16 @@ export const make = (options: Options) =>
           // taken at the call: the transaction's BEGIN may itself wait behind other statements.
           const deadline = Date.now() + startWithinMillis
           return insertInTime({ ...row, deadline }).pipe(
-            Effect.flatMap((rows) => rows[0] === undefined ? Effect.fail(tooLate) : Effect.succeed(toPet(rows[0])))
+            Effect.flatMap((rows) => rows[0] === undefined ? Effect.fail(tooLate) : Effect.succeed(toPet(rows[0]))),
+            Effect.tap(() => sequencer.wake)
           )
         }).pipe(guard)
-        : insert(row).pipe(Effect.catchTag("NoSuchElementError", Effect.die), Effect.map(toPet), guard)
+        : insert(row).pipe(
+          Effect.catchTag("NoSuchElementError", Effect.die),
+          Effect.map(toPet),
+          Effect.tap(() => sequencer.wake),
+          guard
+        )
     })
 
     const get = Spans.method("PetRepository.get", (id: PetId) =>
@@ -251,7 +262,7 @@ export const make = (options: Options) =>
         )
         yield* appendEvent(sql, "pet.updated", petUpdatedData(state.pet, pet))
         return pet
-      })).pipe(Effect.catchTag("NoSuchElementError", Effect.die), guard)
+      })).pipe(Effect.tap(() => sequencer.wake), Effect.catchTag("NoSuchElementError", Effect.die), guard)
     )
 
     const remove = Spans.method("PetRepository.delete", (id: PetId, precondition: PetPrecondition) =>
@@ -261,7 +272,7 @@ export const make = (options: Options) =>
         if (Result.isFailure(decision)) return yield* decision.failure
         yield* retire(id)
         yield* appendEvent(sql, "pet.deleted", petData(state.pet))
-      })).pipe(Effect.catchTag("NoSuchElementError", Effect.die), guard)
+      })).pipe(Effect.tap(() => sequencer.wake), Effect.catchTag("NoSuchElementError", Effect.die), guard)
     )
 
     const list = Spans.method("PetRepository.list", (query: PetQuery) =>
@@ -291,4 +302,4 @@ export const make = (options: Options) =>
 export const layer = (
   options: Options
 ): Layer.Layer<PetRepository, Migrator.MigrationError | SqlError.SqlError, SqlClient.SqlClient> =>
-  Layer.effect(PetRepository, make(options)).pipe(Layer.provide(Migrations.layer))
+  Layer.effect(PetRepository, make(options)).pipe(Layer.provide(Layer.merge(Migrations.layer, EventSequencer.layer)))

@@ -1,0 +1,70 @@
+import { Context, Duration, Effect, Layer, Queue } from "effect"
+import { SqlClient, type SqlError, type Migrator } from "effect/sql"
+import * as Migrations from "../Migrations.ts"
+import * as Spans from "../../observability/Spans.ts"
+
+/** The channel the sequencer notifies when it has numbered events (EventLogSql listens with `listen`). */
+export const EVENTS_CHANNEL = "animal_store_events"
+
+// How often each instance numbers what no wake asked for: the events of a writer killed
+// between its commit and its wake, or of an instance that stopped.
+const BACKSTOP = Duration.seconds(1)
+
+/**
+ * Gives committed events their feed ids, off the writers' commit path.
+ *
+ * A writer inserts its event (EventAppend) in its change's transaction under a
+ * provisional negative id, and commits with no lock beyond its own rows and no NOTIFY:
+ * concurrent changes commit concurrently. The outbox guarantee is the transaction's: a
+ * change that rolls back leaves no event; a committed one stays, kill -9 or not, until
+ * a sequencer numbers it.
+ *
+ * A run is one statement, `events_sequence` (migration 0014), in a transaction of its
+ * own with no round trip to this process inside it. When some event is unnumbered it
+ * takes `pg_advisory_xact_lock(25974, 1)`, then in a new statement (READ COMMITTED: a
+ * snapshot taken after the lock) gives every unnumbered row it sees a number from
+ * `events_id`, in the order the rows were inserted, sets `occurred_at` to the time of
+ * numbering, and notifies {@link EVENTS_CHANNEL} once.
+ *
+ * Why a reader that has seen id n never later sees an id below n: only sequencers write
+ * positive ids, and they serialize on the lock, which PostgreSQL releases only after the
+ * holder's commit is visible to every new snapshot. So run k+1's snapshot, taken after
+ * the lock, sees run k's numbers, and every nextval it draws is above them; its numbers
+ * become visible after run k's. Readers read `id > after`, never a provisional id. A
+ * row's number is drawn once: the next run's snapshot no longer sees it unnumbered.
+ *
+ * `occurred_at` is when the event entered the feed, a few milliseconds after its commit
+ * (a backstop interval at most, after a crash): so it rises with the id, and retention's
+ * "older than" cut removes a prefix of the feed.
+ *
+ * Who runs it: one background fiber per instance, woken by the repositories right after
+ * their transactions commit (a wake during a run asks for one more) and every second
+ * regardless; and EventLogSql before it reads, when anything is unnumbered, so that a
+ * client reads the events of changes it saw committed.
+ */
+export class EventSequencer extends Context.Service<EventSequencer, {
+  /** Numbers every event committed before the call (another instance's run may have done so). */
+  readonly run: Effect.Effect<void, SqlError.SqlError>
+  /** Asks the background fiber for a run, without waiting for it. Call it after the writing transaction commits. */
+  readonly wake: Effect.Effect<void>
+}>()("animal-store/adapters/postgres/EventSequencer") {
+  /** The sequencer on the SqlClient in context, its background fiber running while the layer lives. */
+  static readonly layer: Layer.Layer<EventSequencer, Migrator.MigrationError | SqlError.SqlError, SqlClient.SqlClient> =
+    Layer.effect(
+      EventSequencer,
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        yield* Migrations.Migrations
+        const wakes = yield* Queue.sliding<void>(1)
+        const run = Effect.asVoid(sql`SELECT events_sequence(${EVENTS_CHANNEL})`).pipe(
+          Spans.span("EventSequencer.run")
+        )
+        const wakeOrBackstop = Effect.raceFirst(Queue.take(wakes), Effect.sleep(BACKSTOP))
+        yield* Effect.forkScoped(Effect.forever(Effect.andThen(
+          wakeOrBackstop,
+          run.pipe(Effect.catch((error) => Effect.logWarning(`event sequencer: ${error.message}`)))
+        )))
+        return EventSequencer.of({ run, wake: Effect.asVoid(Queue.offer(wakes, undefined)) })
+      })
+    ).pipe(Layer.provide(Migrations.layer))
+}
