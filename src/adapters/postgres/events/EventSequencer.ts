@@ -10,6 +10,10 @@ export const EVENTS_CHANNEL = "animal_store_events"
 // between its commit and its wake, or of an instance that stopped.
 const BACKSTOP = Duration.seconds(1)
 
+// After a run, the wakes of the commits that follow gather this long into the next one:
+// a run per batch of commits, not one per commit (each run is a transaction of its own).
+const GATHER = Duration.millis(20)
+
 /**
  * Gives committed events their feed ids, off the writers' commit path.
  *
@@ -38,8 +42,8 @@ const BACKSTOP = Duration.seconds(1)
  * "older than" cut removes a prefix of the feed.
  *
  * Who runs it: one background fiber per instance, woken by the repositories right after
- * their transactions commit (a wake during a run asks for one more) and every second
- * regardless; and EventLogSql before it reads, when anything is unnumbered, so that a
+ * their transactions commit (the wakes during a run and the 20 ms after it ask for one
+ * more) and every second regardless; and EventLogSql before it reads, when anything is unnumbered, so that a
  * client reads the events of changes it saw committed.
  */
 export class EventSequencer extends Context.Service<EventSequencer, {
@@ -60,9 +64,10 @@ export class EventSequencer extends Context.Service<EventSequencer, {
           Spans.span("EventSequencer.run")
         )
         const wakeOrBackstop = Effect.raceFirst(Queue.take(wakes), Effect.sleep(BACKSTOP))
-        yield* Effect.forkScoped(Effect.forever(Effect.andThen(
-          wakeOrBackstop,
-          run.pipe(Effect.catch((error) => Effect.logWarning(`event sequencer: ${error.message}`)))
+        yield* Effect.forkScoped(Effect.forever(wakeOrBackstop.pipe(
+          Effect.andThen(run),
+          Effect.catch((error) => Effect.logWarning(`event sequencer: ${error.message}`)),
+          Effect.andThen(Effect.sleep(GATHER))
         )))
         return EventSequencer.of({ run, wake: Effect.asVoid(Queue.offer(wakes, undefined)) })
       })
