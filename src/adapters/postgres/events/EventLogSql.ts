@@ -1,5 +1,5 @@
 import type { PgClient } from "@effect/sql-pg"
-import { Duration, Effect, Layer, Schedule, Schema, Stream } from "effect"
+import { Duration, Effect, Layer, Schema } from "effect"
 import { type Migrator, SqlClient, type SqlError, SqlSchema } from "effect/sql"
 import { parseEventData } from "../../../domain/events/EventData.ts"
 import { EventId } from "../../../domain/events/EventId.ts"
@@ -9,8 +9,8 @@ import { StoreEvent } from "../../../domain/events/StoreEvent.ts"
 import { EventLog } from "../../../ports/events/EventLog.ts"
 import { EVENTS_CHANNEL } from "./EventAppend.ts"
 import * as Migrations from "../Migrations.ts"
+import { PgNotifications } from "../PgNotifications.ts"
 import { unavailableOrDie } from "../UnavailableOrDie.ts"
-import { SqlPg } from "../SqlPgDriver.ts"
 import * as Spans from "../../observability/Spans.ts"
 
 /** Tuning for the SQL-backed event log. */
@@ -19,14 +19,12 @@ export interface Options {
   readonly timeout: Duration.Input
   /**
    * Signal `appended` on every commit of an append, this instance's or another's, through
-   * LISTEN on {@link EVENTS_CHANNEL} on a connection of its own (a PostgreSQL server).
-   * Off for PGlite: its one connection cannot be given to a listener; readers poll.
+   * LISTEN on {@link EVENTS_CHANNEL} on the instance's one notification connection
+   * (PgNotifications; a PostgreSQL server). Off for PGlite: its one connection cannot be
+   * given to a listener; readers poll.
    */
   readonly listen?: boolean | undefined
 }
-
-/** The LISTEN connection's `application_name`, to tell it apart in `pg_stat_activity`. */
-export const LISTENER_APPLICATION_NAME = "animal-store event feed"
 
 // Rows are decoded through the domain schemas, so a row no service could have written fails loudly.
 const EventRow = Schema.Struct({
@@ -62,7 +60,7 @@ export const pageStatement = (
 export const make = (options: Options) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const pg = yield* SqlPg.PgClient.PgClient
+    const notifications = yield* PgNotifications
     yield* Migrations.Migrations
     const guard = unavailableOrDie(Duration.fromInputUnsafe(options.timeout))
 
@@ -135,20 +133,12 @@ export const make = (options: Options) =>
       )
     )
 
-    // A lost connection is replaced a second later; what committed meanwhile, readers'
-    // polls find.
-    const listening = Stream.unwrap(Effect.gen(function*() {
-      const connection = yield* SqlPg.PgConnection.make({ ...pg.config, applicationName: LISTENER_APPLICATION_NAME })
-      const pinned = yield* connection.pin
-      return Stream.fromQueue(yield* pinned.listen(EVENTS_CHANNEL))
-    })).pipe(Stream.map((): void => undefined), Stream.retry(Schedule.spaced("1 second")), Stream.orDie)
-
     return EventLog.of({
       page,
       latest,
       sweptThrough,
       sweep,
-      appended: options.listen === true ? listening : Stream.never
+      appended: notifications.listen(EVENTS_CHANNEL)
     })
   })
 
@@ -156,4 +146,7 @@ export const make = (options: Options) =>
 export const layer = (
   options: Options
 ): Layer.Layer<EventLog, Migrator.MigrationError | SqlError.SqlError, PgClient.PgClient | SqlClient.SqlClient> =>
-  Layer.effect(EventLog, make(options)).pipe(Layer.provide(Migrations.layer))
+  Layer.effect(EventLog, make(options)).pipe(
+    Layer.provide(Migrations.layer),
+    Layer.provide(options.listen === true ? PgNotifications.layer : PgNotifications.none)
+  )
