@@ -379,6 +379,14 @@ export const loader = Migrator.fromRecord({
         ADD COLUMN lease_until timestamptz,
         ADD CONSTRAINT webhooks_lease_whole CHECK ((lease_owner IS NULL) = (lease_until IS NULL))
     `
+  }),
+  // The W3C traceparent of the span that recorded each event, when spans were exported:
+  // a webhook delivery's span links to the trace of the request that made the change.
+  // Nullable, with no default and no check, so adding it neither rewrites nor scans the
+  // table; a value the dispatcher cannot parse only means no link.
+  "0013_event_trace_parent": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`ALTER TABLE events ADD COLUMN trace_parent text`
   })
 })
 

@@ -2,9 +2,17 @@ import { Effect } from "effect"
 import type { SqlClient, SqlError } from "effect/sql"
 import { type EventData, eventDataText } from "../../../domain/events/EventData.ts"
 import type { EventType } from "../../../domain/events/EventType.ts"
+import * as TraceParent from "../../observability/TraceParent.ts"
 
 /** The channel every append notifies on commit (EventLogSql listens with `listen`). */
 export const EVENTS_CHANNEL = "animal_store_events"
+
+/**
+ * `statement`, an append given the `traceparent` to record with its event (TraceParent.current;
+ * null when there is none). Every statement that writes to `events` is built through it.
+ */
+export const recording = <A, E, R>(statement: (traceParent: string | null) => Effect.Effect<A, E, R>) =>
+  Effect.withFiber((fiber) => statement(TraceParent.current(fiber) ?? null))
 
 /**
  * Records one change in the outbox: the one statement every SQL repository runs for each
@@ -21,6 +29,8 @@ export const appendEvent = (
   type: EventType,
   data: EventData
 ): Effect.Effect<void, SqlError.SqlError> =>
-  Effect.asVoid(sql`
-    INSERT INTO events (type, data)
-    SELECT ${type}, ${eventDataText(data)}::json FROM pg_notify(${EVENTS_CHANNEL}, '')`)
+  recording((traceParent) =>
+    Effect.asVoid(sql`
+      INSERT INTO events (type, data, trace_parent)
+      SELECT ${type}, ${eventDataText(data)}::json, ${traceParent} FROM pg_notify(${EVENTS_CHANNEL}, '')`)
+  )

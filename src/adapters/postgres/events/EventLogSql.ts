@@ -5,8 +5,8 @@ import { parseEventData } from "../../../domain/events/EventData.ts"
 import { EventId } from "../../../domain/events/EventId.ts"
 import type { EventType } from "../../../domain/events/EventType.ts"
 import { EventType as EventTypeSchema } from "../../../domain/events/EventType.ts"
-import { StoreEvent } from "../../../domain/events/StoreEvent.ts"
 import { EventLog } from "../../../ports/events/EventLog.ts"
+import { LoggedEvent } from "../../../ports/events/LoggedEvent.ts"
 import { EVENTS_CHANNEL } from "./EventAppend.ts"
 import * as Migrations from "../Migrations.ts"
 import { PgNotifications } from "../PgNotifications.ts"
@@ -31,13 +31,16 @@ const EventRow = Schema.Struct({
   id: EventId,
   type: EventTypeSchema,
   occurred_at: Schema.DateTimeUtcFromDate,
-  data: Schema.String
+  data: Schema.String,
+  trace_parent: Schema.NullOr(Schema.String)
 })
 
-const toEvent = (row: typeof EventRow.Type): StoreEvent =>
-  new StoreEvent({ id: row.id, type: row.type, occurredAt: row.occurred_at, data: parseEventData(row.data) }, {
+const toEvent = (row: typeof EventRow.Type): LoggedEvent => {
+  const event = { id: row.id, type: row.type, occurredAt: row.occurred_at, data: parseEventData(row.data) }
+  return new LoggedEvent(row.trace_parent === null ? event : { ...event, traceParent: row.trace_parent }, {
     disableChecks: true
   })
+}
 
 /**
  * The feed page query. Exported so a test can EXPLAIN it: `id > after ORDER BY id LIMIT n`
@@ -48,9 +51,9 @@ export const pageStatement = (
   page: { readonly after: bigint; readonly limit: number; readonly types: ReadonlyArray<EventType> }
 ) =>
   page.types.length === 0
-    ? sql`SELECT id, type, occurred_at, data::text AS data FROM events
+    ? sql`SELECT id, type, occurred_at, data::text AS data, trace_parent FROM events
           WHERE id > ${page.after} ORDER BY id LIMIT ${page.limit}`
-    : sql`SELECT id, type, occurred_at, data::text AS data FROM events
+    : sql`SELECT id, type, occurred_at, data::text AS data, trace_parent FROM events
           WHERE ${sql.in("type", page.types)} AND id > ${page.after} ORDER BY id LIMIT ${page.limit}`
 
 /**

@@ -15,7 +15,7 @@ import type { PetQuery } from "../../../domain/pets/PetQuery.ts"
 import { PetStatus } from "../../../domain/pets/PetStatus.ts"
 import { PetVersion } from "../../../domain/pets/PetVersion.ts"
 import { PetRepository } from "../../../ports/pets/PetRepository.ts"
-import { appendEvent, EVENTS_CHANNEL } from "../events/EventAppend.ts"
+import { appendEvent, EVENTS_CHANNEL, recording } from "../events/EventAppend.ts"
 import * as Migrations from "../Migrations.ts"
 import { unavailableOrDie } from "../UnavailableOrDie.ts"
 import * as Spans from "../../observability/Spans.ts"
@@ -123,13 +123,15 @@ export const make = (options: Options) =>
     // long). The event's data is petData's JSON written by the database: the EventLog
     // contract checks on every store that the two agree.
     const recordingCreate = (insertPet: Statement.Statement<unknown>) =>
-      sql`WITH inserted AS (${insertPet}),
-               recorded AS (
-                 INSERT INTO events (type, data)
-                 SELECT 'pet.created', json_strip_nulls(json_build_object(
-                   'id', id, 'name', name, 'categoryId', category_id, 'status', status))
-                 FROM inserted, pg_notify(${EVENTS_CHANNEL}, ''))
-          SELECT ${sql.literal(PET_COLUMNS)} FROM inserted`
+      recording((traceParent) =>
+        sql`WITH inserted AS (${insertPet}),
+                 recorded AS (
+                   INSERT INTO events (type, data, trace_parent)
+                   SELECT 'pet.created', json_strip_nulls(json_build_object(
+                     'id', id, 'name', name, 'categoryId', category_id, 'status', status)), ${traceParent}
+                   FROM inserted, pg_notify(${EVENTS_CHANNEL}, ''))
+            SELECT ${sql.literal(PET_COLUMNS)} FROM inserted`
+      )
 
     const insert = (pet: NewRow) =>
       recordingCreate(sql`INSERT INTO pets (name, category_id, status)
