@@ -16,6 +16,7 @@ import type { EventLog } from "../../../src/ports/events/EventLog.ts"
 import { PetRepository } from "../../../src/ports/pets/PetRepository.ts"
 import { WebhookRepository } from "../../../src/ports/webhooks/WebhookRepository.ts"
 import { type WebhookDelivery, WebhookSender } from "../../../src/ports/webhooks/WebhookSender.ts"
+import { recordingTracer } from "../../adapters/observability/RecordingTracer.ts"
 
 type Answer = AttemptResult["outcome"]
 
@@ -123,6 +124,26 @@ export const webhookDispatcherContract = (
           ["delivered", 1]
         ])
       })), 120_000)
+
+    it.live("a delivery's span links to the trace of the request that made the change", () => {
+      const { spans, tracer } = recordingTracer()
+      return run(Effect.gen(function*() {
+        const pets = yield* PetRepository
+        const webhook = yield* subscribe("traced")
+        const request = yield* pets.create(pet("traced")).pipe(Effect.andThen(Effect.currentSpan), Effect.withSpan("request"))
+        yield* until(() => receiver.to(webhook.url).length >= 1)
+        const deliveries = spans.filter((span) =>
+          span.name === "WebhookDispatcher.deliver" && span.attributes.get("webhook.id") === String(webhook.id)
+        )
+        assert.strictEqual(deliveries.length, 1)
+        const [link] = deliveries[0]!.links
+        assert.strictEqual(link?.span.traceId, request.traceId)
+        // The span that recorded the event: the repository's create, within the request.
+        const recordedBy = spans.find((span) => span.spanId === link?.span.spanId)
+        assert.strictEqual(recordedBy?.traceId, request.traceId)
+        assert.notStrictEqual(recordedBy, request)
+      })).pipe(Effect.withTracer(tracer))
+    }, 120_000)
 
     it.live("a failed delivery is retried on the schedule with the same message id; the next event waits for it", () =>
       run(Effect.gen(function*() {
