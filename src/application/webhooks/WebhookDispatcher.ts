@@ -12,6 +12,7 @@ import { eventDataText } from "../../domain/events/EventData.ts"
 import type { StoreEvent } from "../../domain/events/StoreEvent.ts"
 import type { AttemptResult, DeliveryOutcome } from "../../domain/webhooks/DeliveryAttempt.ts"
 import { nextAttemptAt } from "../../domain/webhooks/RetrySchedule.ts"
+import type { WebhookId } from "../../domain/webhooks/WebhookId.ts"
 import { EventLog } from "../../ports/events/EventLog.ts"
 import type { LoggedEvent } from "../../ports/events/LoggedEvent.ts"
 import { type DeliveryProgress, type DeliveryTarget, WebhookRepository } from "../../ports/webhooks/WebhookRepository.ts"
@@ -187,6 +188,7 @@ export const layer = (options: Options): Layer.Layer<never, never, EventLog | We
     const poll = Duration.fromInputUnsafe(options.poll ?? Duration.millis(500))
     const lease = Duration.fromInputUnsafe(options.lease ?? Duration.seconds(30))
     const running = yield* FiberSet.make<void, never>()
+    const inFlight = new Set<WebhookId>()
     const wake = yield* Queue.sliding<void>(1)
     const services = yield* Effect.context<EventLog | WebhookRepository | WebhookSender>()
 
@@ -199,6 +201,11 @@ export const layer = (options: Options): Layer.Layer<never, never, EventLog | We
       const until = DateTime.addDuration(at, lease)
       const targets = yield* repository.claim({ now: at, owner: options.owner, until, limit: free })
       for (const target of targets) {
+        // Still being delivered to here: its lease ran out while a delivery was under way
+        // (a slow receiver, a paused process), and this claim renewed it. The fiber at work
+        // goes on; a second one would send the same events again, out of order.
+        if (inFlight.has(target.webhook.id)) continue
+        inFlight.add(target.webhook.id)
         const release = repository.release(target.webhook.id, options.owner).pipe(
           Effect.catchTag("StoreUnavailable", warn),
           // A store that stops answering at shutdown only delays another instance by the lease.
@@ -210,6 +217,7 @@ export const layer = (options: Options): Layer.Layer<never, never, EventLog | We
           deliverTo(target, options.owner, until, lease).pipe(
             Effect.catchTag("StoreUnavailable", warn),
             Effect.ensuring(release),
+            Effect.ensuring(Effect.sync(() => inFlight.delete(target.webhook.id))),
             Effect.ensuring(Queue.offer(wake, undefined)),
             Effect.provideContext(services)
           )
