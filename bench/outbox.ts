@@ -153,9 +153,9 @@ const statements = (sql: SqlClient.SqlClient, sequencer: EventSequencer["Service
       ? insertPet(client)
       : sql`WITH inserted AS (${insertPet(client)}),
                  recorded AS (
-                   INSERT INTO ${sql(table)} (type, data)
+                   INSERT INTO ${sql(table)} (type, data, trace_parent)
                    SELECT 'pet.created', json_strip_nulls(json_build_object(
-                     'id', id, 'name', name, 'categoryId', category_id, 'status', status))
+                     'id', id, 'name', name, 'categoryId', category_id, 'status', status)), ${null}
                    FROM ${notify ? sql`inserted, pg_notify(${EVENTS_CHANNEL}, '')` : sql`inserted`})
             SELECT ${sql.literal(PET_COLUMNS)} FROM inserted`
   return {

@@ -120,6 +120,15 @@ export const ServiceConfig = Config.all({
   eventsRetention: Config.Duration("EVENTS_RETENTION").pipe(Config.withDefault(Duration.days(7))),
   // How often an idle SSE stream sends a heartbeat comment.
   eventsHeartbeat: Config.Duration("EVENTS_HEARTBEAT").pipe(Config.withDefault(Duration.seconds(15))),
+  // Server-Sent Events streams held at once; one more is answered 503. A held stream costs
+  // 52 KB of RSS, about 70 KB while events flow (bench/sse.ts), and one file descriptor:
+  // 10,000 is ten times the 1,000 an instance must hold, and bounds a flood of subscribers
+  // to about 0.7 GB and to fewer descriptors than the usual hard limit (Node raises its
+  // soft limit to it).
+  eventsMaxStreams: Config.schema(
+    Schema.Int.check(Schema.isGreaterThanOrEqualTo(1, { message: "must be a whole number of at least 1" })),
+    "EVENTS_MAX_STREAMS"
+  ).pipe(Config.withDefault(10_000)),
   // How long an instance holds the webhook subscriptions it delivers to: after a kill, the
   // time before another instance (or the restarted one) takes them over.
   webhookLease: Config.Duration("WEBHOOK_LEASE").pipe(Config.withDefault(Duration.seconds(30))),

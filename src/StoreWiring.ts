@@ -21,8 +21,9 @@ export interface Options {
   /** PostgreSQL: connections in the pool; DATABASE_POOL_SIZE when omitted. */
   readonly poolSize?: number | undefined
   /**
-   * PostgreSQL: hear other instances' key changes through LISTEN, on a connection of its
-   * own. A service keeps a key cache; on PGlite this process makes every change itself.
+   * PostgreSQL: hear other instances' key changes and events through LISTEN, on one
+   * connection of its own (PgNotifications). A service keeps a key cache and follows the
+   * event feed; on PGlite this process makes every change itself.
    */
   readonly listen: boolean
   /** Embedded: the opening begun at start-up, adopted when it is of the configured directory. */

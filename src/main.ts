@@ -113,7 +113,7 @@ const serve = (store: StoreConfigModule.StoreConfig, service: ServiceConfigModul
       metrics: service.metrics === "on",
       cors: service.corsOrigins,
       webhookAllowPrivate: service.webhookAllowPrivate,
-      events: { ...HttpApp.EVENT_FEED_DEFAULTS, heartbeat: service.eventsHeartbeat }
+      events: { ...HttpApp.EVENT_FEED_DEFAULTS, heartbeat: service.eventsHeartbeat, maxStreams: service.eventsMaxStreams }
     }
   )
   // Only behind a trusted proxy is X-Forwarded-For believed (the client address of rate limits).

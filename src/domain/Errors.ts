@@ -155,6 +155,18 @@ export class CursorExpired extends Schema.TaggedError<CursorExpired>()("CursorEx
   }
 }
 
+/**
+ * The instance already holds as many Server-Sent Events streams as it allows: each holds
+ * a connection and its buffers for as long as the client stays, so their number is bounded.
+ */
+export class StreamLimitReached extends Schema.TaggedError<StreamLimitReached>()("StreamLimitReached", {
+  limit: Schema.Number
+}) {
+  override get message(): string {
+    return `this instance already serves its ${this.limit} event streams; retry later`
+  }
+}
+
 /** The pet changed since the version the caller named (`If-Match`); nothing was changed. */
 export class PetChanged extends Schema.TaggedError<PetChanged>()("PetChanged", {
   id: PetId

@@ -40,6 +40,7 @@ const badValues: ReadonlyArray<{ readonly env: Record<string, string>; readonly 
   { env: { TRUST_PROXY: "everyone" }, names: /TRUST_PROXY/ },
   { env: { MIGRATE: "later" }, names: /MIGRATE/ },
   { env: { WEBHOOK_ALLOW_PRIVATE: "yes" }, names: /WEBHOOK_ALLOW_PRIVATE/ },
+  { env: { EVENTS_MAX_STREAMS: "0" }, names: /EVENTS_MAX_STREAMS: must be a whole number of at least 1/ },
   // A Redis that does not answer at start is a configuration error, not an outage to ride out.
   { env: { RATE_LIMIT: "200/2s", REDIS_URL: "redis://127.0.0.1:1" }, names: /REDIS_URL: Redis does not answer: connect ECONNREFUSED 127\.0\.0\.1:1/ }
 ]

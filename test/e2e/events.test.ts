@@ -1,13 +1,22 @@
 /**
  * The event feed of the real process over real HTTP, on every store: pages, Server-Sent
- * Events with resume and heartbeat, clients that leave, and the outbox's durability
- * (every acknowledged create has its event after kill -9).
+ * Events with resume and heartbeat, clients that leave, the cap on streams held at once,
+ * and the outbox's durability (every acknowledged create has its event after kill -9).
  */
 import { afterAll, describe, expect, it } from "vitest"
 import * as Path from "node:path"
 import { cleanUpProcesses } from "./Cleanup.ts"
 import { createDatabase, databaseUrl, postgresAvailable } from "./PgAdmin.ts"
-import { createPet, mapConcurrent, newPet, type PetJson, type ServiceProcess, startService, tempDir } from "./ServiceProcess.ts"
+import {
+  createPet,
+  eventually,
+  mapConcurrent,
+  newPet,
+  type PetJson,
+  type ServiceProcess,
+  startService,
+  tempDir
+} from "./ServiceProcess.ts"
 
 const API_KEY = "events-test-key"
 
@@ -167,6 +176,49 @@ for (const [name, env, available] of stores) {
     }, 60_000)
   })
 }
+
+describe("event streams: at most EVENTS_MAX_STREAMS at once", () => {
+  it("refuses a stream beyond the cap with 503 and Retry-After, and takes one again once a stream closes", async () => {
+    const service = await startService({ env: { API_KEYS: API_KEY, STORE: "memory", EVENTS_MAX_STREAMS: "3" } })
+    const clients: Array<Awaited<ReturnType<typeof subscribe>>> = []
+    try {
+      const open = await Promise.all([subscribe(service), subscribe(service), subscribe(service)])
+      clients.push(...open)
+      for (const client of open) expect(client.response.status).toBe(200)
+
+      const refused = await fetch(`${service.baseUrl}/v1/events`, {
+        headers: { authorization: `Bearer ${API_KEY}`, accept: "text/event-stream" }
+      })
+      expect(refused.status).toBe(503)
+      expect(refused.headers.get("retry-after")).toBe("5")
+      expect(await refused.json()).toEqual({
+        code: "service_unavailable",
+        message: "this instance already serves its 3 event streams; retry later",
+        status: 503
+      })
+      // The cap is on streams only: pages are served as before.
+      expect((await service.request("GET", "/v1/events", { apiKey: API_KEY })).status).toBe(200)
+
+      await open[0]!.close()
+      // The place frees up once the service sees the connection close.
+      let admitted: Awaited<ReturnType<typeof subscribe>> | undefined
+      await eventually(async () => {
+        const attempt = await subscribe(service)
+        clients.push(attempt)
+        if (attempt.response.status === 200) admitted = attempt
+        return admitted !== undefined
+      }, 5_000, "a stream taken after one closed", 50)
+      await admitted!.waitFor((frames) => frames.some((frame) => frame.comment === "connected"))
+      // Refusals held no place: the cap is full again.
+      const again = await subscribe(service)
+      clients.push(again)
+      expect(again.response.status).toBe(503)
+    } finally {
+      await Promise.all(clients.map((client) => client.close()))
+      await service.stop()
+    }
+  }, 60_000)
+})
 
 const durable: ReadonlyArray<readonly [string, () => Promise<Record<string, string>>, boolean]> = stores.slice(1)
 

@@ -18,7 +18,7 @@ import { redisAvailable, startRedis } from "../adapters/ratelimits/RedisServer.t
 import { createKey, keysCli } from "./KeysCli.ts"
 import { createDatabase, databaseUrl, dropAllDatabases, postgresAvailable, query } from "./PgAdmin.ts"
 import { eventually, killAll, type ServiceProcess, sleep, startService } from "./ServiceProcess.ts"
-import * as ApiKeyStoreSql from "../../src/adapters/postgres/keys/ApiKeyStoreSql.ts"
+import * as PgNotifications from "../../src/adapters/postgres/PgNotifications.ts"
 
 /** DRAIN_TIMEOUT plus the 5 s the releases get after it, as main.ts documents. */
 const SHUTDOWN_BOUND_MS = 15_000
@@ -68,15 +68,13 @@ afterAll(async () => {
   if (postgresAvailable) await dropAllDatabases()
 })
 
-/** The backends serving `database` (all, or only the LISTEN connections), this query's own excepted. */
-const KEY_LISTENER = ApiKeyStoreSql.LISTENER_APPLICATION_NAME
-
+/** The backends serving `database` (all, or only the LISTEN connection), this query's own excepted. */
 const backendsOf = async (database: string, only: "all" | "listeners" = "all"): Promise<Array<number>> => {
   const rows = await query<{ pid: number }>(
     database,
     `SELECT pid FROM pg_stat_activity WHERE datname = '${database}' AND pid <> pg_backend_pid()` +
-      // The key-change listener (the event feed listens on a connection of its own).
-      (only === "all" ? "" : ` AND application_name = '${KEY_LISTENER}'`)
+      // The instance's one LISTEN connection, for the key changes and the event feed alike.
+      (only === "all" ? "" : ` AND application_name = '${PgNotifications.APPLICATION_NAME}'`)
   )
   return rows.map((row) => Number(row.pid))
 }

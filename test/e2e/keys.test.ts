@@ -10,8 +10,9 @@ import * as Path from "node:path"
 import { describe, expect, it } from "vitest"
 import { createKey, KEY_PATTERN, keysCli } from "./KeysCli.ts"
 import { createDatabase, databaseUrl, postgresAvailable, query } from "./PgAdmin.ts"
-import { eventually, initializedDataDir, repoRoot, type ServiceProcess, startService, tempDir } from "./ServiceProcess.ts"
+import { eventually, initializedDataDir, repoRoot, type ServiceProcess, sleep, startService, tempDir } from "./ServiceProcess.ts"
 import { cleanUpProcesses } from "./Cleanup.ts"
+import * as PgNotifications from "../../src/adapters/postgres/PgNotifications.ts"
 
 cleanUpProcesses()
 
@@ -192,6 +193,22 @@ describe.skipIf(!postgresAvailable)("PostgreSQL store, two instances", () => {
     for (const method of ["POST", "GET", "GET"] as const) {
       expect(await statusOf(service, "env-key-1", method)).toBe(method === "POST" ? 201 : 200)
     }
+  })
+
+  it("an instance holds ONE LISTEN connection, for key changes, the event feed and webhook delivery alike", async () => {
+    const database = await createDatabase()
+    const service = await startService({ env: { STORE: "postgres", DATABASE_URL: databaseUrl(database), API_KEYS: "env-key-1" } })
+    // Every connection of the instance outside its pool is a listener, named `animal-store …`.
+    const listeners = async () =>
+      (await query<{ application_name: string }>(
+        database,
+        `SELECT application_name FROM pg_stat_activity WHERE datname = '${database}' AND application_name LIKE 'animal-store%'`
+      )).map((row) => row.application_name)
+    await eventually(async () => (await listeners()).length > 0, 3_000, "the LISTEN connection")
+    // The key cache, the SSE fan-out and the webhook dispatcher have all begun listening by now.
+    await sleep(1_000)
+    expect(await listeners()).toEqual([PgNotifications.APPLICATION_NAME])
+    expect((await service.stop()).code).toBe(0)
   })
 
   it("keys made with the command work on both; a revocation reaches the other instance within 1 s; API_KEYS keeps working", async () => {

@@ -137,6 +137,37 @@ describe("embedded and memory stores", () => {
     expect(hooks.to("/ok").map((delivery) => verified(delivery, ok.secret).data["id"])).toEqual(ids)
   }, 90_000)
 
+  it("a SIGTERM while the receiver hangs: the delivery is cut short, exit 0 at once, and it is made again after the restart", async () => {
+    const hooks = await receiver()
+    const store = env({ STORE: "embedded", DATA_DIR: await initializedDataDir() })
+    const first = await startService({ env: store, startTimeoutMs: 60_000 })
+    const hold = await subscribe(first, hooks.url("/hold"))
+    const [id] = await createPets(first, ["hung"])
+    await eventually(async () => hooks.to("/hold").length === 1, 15_000, "the delivery under way")
+    const signalledAt = Date.now()
+    first.signal("SIGTERM")
+    const exit = await first.waitForExit(20_000)
+    const exitMs = Date.now() - signalledAt
+    expect(exit, first.output).toEqual({ code: 0, signal: null })
+    // Well within the 10 s drain, and not the delivery's own 5 s timeout waited out.
+    expect(exitMs, first.output).toBeLessThan(4_000)
+
+    hooks.answerHeld()
+    const second = await startService({ env: store, startTimeoutMs: 60_000 })
+    // The lease was released at the shutdown: no WEBHOOK_LEASE (30 s) to wait out.
+    await eventually(async () => hooks.to("/hold").length >= 2, 15_000, "the delivery again after the restart")
+    const [before, after] = hooks.to("/hold")
+    expect(after!.headers["webhook-id"]).toBe(before!.headers["webhook-id"])
+    expect(verified(after!, hold.secret).data["id"]).toBe(id)
+    // The cut-short attempt was not recorded: the one after the restart is the first.
+    await eventually(
+      async () => (await deliveriesOf(second, hold.id)).some((attempt) => attempt.outcome === "delivered"),
+      10_000,
+      "the delivery recorded"
+    )
+    expect(await deliveriesOf(second, hold.id)).toMatchObject([{ eventId: expect.any(Number), attempt: 1, outcome: "delivered" }])
+  }, 120_000)
+
   it("the memory store delivers", async () => {
     const hooks = await receiver()
     const service = await startService({ env: env({ STORE: "memory" }) })

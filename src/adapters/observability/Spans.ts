@@ -9,7 +9,7 @@
 import { Effect, type Fiber, References, Tracer } from "effect"
 
 /** Whether spans made in this fiber reach an exporter: tracing on, and a tracer other than the native one. */
-const observed = (fiber: Fiber.Fiber<unknown, unknown>): boolean =>
+export const observed = (fiber: Fiber.Fiber<unknown, unknown>): boolean =>
   fiber.getRef(References.TracerEnabled) && fiber.getRef(Tracer.Tracer) !== Tracer.nativeTracer
 
 /** `effect` inside a span named `name` when spans are observed, else `effect` as it is. */

@@ -382,13 +382,20 @@ export const loader = Migrator.fromRecord({
         ADD CONSTRAINT webhooks_lease_whole CHECK ((lease_owner IS NULL) = (lease_until IS NULL))
     `
   }),
+  // The W3C traceparent of the span that recorded each event, when spans were exported:
+  // a webhook delivery's span links to the trace of the request that made the change.
+  // Nullable, with no default and no check, so adding it neither rewrites nor scans the
+  // table; a value the dispatcher cannot parse only means no link.
+  "0013_event_trace_parent": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`ALTER TABLE events ADD COLUMN trace_parent text`
+  }),
   // Events are numbered after their commit, not inside it (EventSequencer explains why
   // ids still become visible in order): 0010's trigger held one lock through every
   // writer's commit, its WAL flush included, so changes that make events committed one
   // at a time. Writers now insert the row alone; events_sequence numbers every committed
   // unnumbered row in one statement of its own transaction, under the lock only
   // sequencers take. The partial index finds those rows (cheaply when there are none).
-  // Numbered 0014: 0013 belongs to another part of the same release.
   "0014_sequence_events": Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     yield* sql`DROP TRIGGER events_number_at_commit ON events`

@@ -32,13 +32,25 @@ export const make = Effect.gen(function*() {
     for (const [key, bucket] of buckets) if (bucket.fullAt <= now) buckets.delete(key)
   }
 
+  // A policy passes the same Duration on every request; converting it (bigint nanoseconds
+  // for a fine rate) each time showed in profiles, so the last conversion is kept.
+  let lastRate: Duration.Duration | undefined
+  let lastRateMillis = 0
+  const millisOf = (rate: Duration.Duration) => {
+    if (rate !== lastRate) {
+      lastRate = rate
+      lastRateMillis = Duration.toMillis(rate)
+    }
+    return lastRateMillis
+  }
+
   const store = RateLimiter.RateLimiterStore.of({
     ...delegate,
     // effect's memory token bucket, step for step, plus the time it is full again.
     tokenBucket: (options) =>
       Effect.clockWith((clock) =>
         Effect.sync(() => {
-          const refillRateMillis = Duration.toMillis(options.refillRate)
+          const refillRateMillis = millisOf(options.refillRate)
           const now = clock.currentTimeMillisUnsafe()
           sweep(now)
           let bucket = buckets.get(options.key)

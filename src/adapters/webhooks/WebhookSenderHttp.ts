@@ -93,7 +93,9 @@ export const make = (options: Options) => {
     })
   )
 
-  const attempt = (delivery: WebhookDelivery, started: number): Promise<AttemptResult> =>
+  // `signal` aborts when the send is interrupted (a shutdown): its connection goes at once
+  // instead of lingering, still able to deliver, until the timeout.
+  const attempt = (delivery: WebhookDelivery, started: number, signal: AbortSignal): Promise<AttemptResult> =>
     new Promise((resolveResult) => {
       const url = new URL(delivery.url)
       let settled = false
@@ -107,6 +109,7 @@ export const make = (options: Options) => {
       const failed = (error: string, httpStatus?: number) => done({ outcome: "retry", httpStatus, error })
       let request: http.ClientRequest | undefined
       const timer = setTimeout(() => failed(`no complete answer within ${Duration.format(Duration.millis(timeoutMillis))}`), timeoutMillis)
+      signal.addEventListener("abort", () => failed("interrupted"), { once: true })
 
       destination(url).then((target) => {
         if (settled) return
@@ -147,7 +150,7 @@ export const make = (options: Options) => {
     })
 
   const send = Spans.method("WebhookSender.send", (delivery: WebhookDelivery) =>
-    Effect.promise(() => attempt(delivery, performance.now()))
+    Effect.promise((signal) => attempt(delivery, performance.now(), signal))
   )
 
   return WebhookSender.of({ check, send })

@@ -5,13 +5,16 @@
  * (WebhookRepository.claim): a subscription is delivered to by one instance at a time,
  * and a lease left by a killed instance expires, so another one delivers again.
  */
-import { Clock, Context, DateTime, Duration, Effect, FiberSet, Layer, Metric, Queue, Random, Stream } from "effect"
+import { Clock, Context, DateTime, Duration, Effect, FiberSet, Layer, Metric, Option, Queue, Random, Stream, type Tracer } from "effect"
+import { Headers, HttpTraceContext } from "effect/http"
 import type { StoreUnavailable } from "../../domain/Errors.ts"
 import { eventDataText } from "../../domain/events/EventData.ts"
 import type { StoreEvent } from "../../domain/events/StoreEvent.ts"
 import type { AttemptResult, DeliveryOutcome } from "../../domain/webhooks/DeliveryAttempt.ts"
 import { nextAttemptAt } from "../../domain/webhooks/RetrySchedule.ts"
+import type { WebhookId } from "../../domain/webhooks/WebhookId.ts"
 import { EventLog } from "../../ports/events/EventLog.ts"
+import type { LoggedEvent } from "../../ports/events/LoggedEvent.ts"
 import { type DeliveryProgress, type DeliveryTarget, WebhookRepository } from "../../ports/webhooks/WebhookRepository.ts"
 import { WebhookSender } from "../../ports/webhooks/WebhookSender.ts"
 
@@ -63,6 +66,16 @@ export const payload = (event: StoreEvent): string =>
 /** The message id of every attempt at `event`: receivers deduplicate on it. */
 export const messageId = (event: StoreEvent): string => `evt_${event.id}`
 
+/**
+ * The delivery span's link to the span that recorded `event`, in the trace of the request
+ * that made the change (none when the event was recorded with no trace context).
+ */
+const changeLinks = (event: LoggedEvent): ReadonlyArray<Tracer.SpanLink> | undefined => {
+  if (event.traceParent === undefined) return undefined
+  const recorded = HttpTraceContext.w3c(Headers.fromRecordUnsafe({ traceparent: event.traceParent }))
+  return Option.isSome(recorded) ? [{ span: recorded.value, attributes: {} }] : undefined
+}
+
 const now = Effect.map(Clock.currentTimeMillis, (millis) => DateTime.makeUnsafe(millis))
 
 const settled = (event: StoreEvent): DeliveryProgress => ({ cursor: event.id, attempt: 0, nextAttemptAt: undefined })
@@ -106,7 +119,8 @@ const deliverTo = (target: DeliveryTarget, owner: string, leaseEnd: DateTime.Utc
             "event.id": String(event.id),
             "event.type": event.type,
             "webhook.attempt": attempt
-          }
+          },
+          links: changeLinks(event)
         })
       )
       const failedAt = yield* now
@@ -174,6 +188,7 @@ export const layer = (options: Options): Layer.Layer<never, never, EventLog | We
     const poll = Duration.fromInputUnsafe(options.poll ?? Duration.millis(500))
     const lease = Duration.fromInputUnsafe(options.lease ?? Duration.seconds(30))
     const running = yield* FiberSet.make<void, never>()
+    const inFlight = new Set<WebhookId>()
     const wake = yield* Queue.sliding<void>(1)
     const services = yield* Effect.context<EventLog | WebhookRepository | WebhookSender>()
 
@@ -186,6 +201,11 @@ export const layer = (options: Options): Layer.Layer<never, never, EventLog | We
       const until = DateTime.addDuration(at, lease)
       const targets = yield* repository.claim({ now: at, owner: options.owner, until, limit: free })
       for (const target of targets) {
+        // Still being delivered to here: its lease ran out while a delivery was under way
+        // (a slow receiver, a paused process), and this claim renewed it. The fiber at work
+        // goes on; a second one would send the same events again, out of order.
+        if (inFlight.has(target.webhook.id)) continue
+        inFlight.add(target.webhook.id)
         const release = repository.release(target.webhook.id, options.owner).pipe(
           Effect.catchTag("StoreUnavailable", warn),
           // A store that stops answering at shutdown only delays another instance by the lease.
@@ -197,6 +217,7 @@ export const layer = (options: Options): Layer.Layer<never, never, EventLog | We
           deliverTo(target, options.owner, until, lease).pipe(
             Effect.catchTag("StoreUnavailable", warn),
             Effect.ensuring(release),
+            Effect.ensuring(Effect.sync(() => inFlight.delete(target.webhook.id))),
             Effect.ensuring(Queue.offer(wake, undefined)),
             Effect.provideContext(services)
           )

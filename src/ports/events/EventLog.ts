@@ -2,7 +2,7 @@ import { Context, type DateTime, type Effect, type Stream } from "effect"
 import type { StoreUnavailable } from "../../domain/Errors.ts"
 import type { EventId } from "../../domain/events/EventId.ts"
 import type { EventType } from "../../domain/events/EventType.ts"
-import type { StoreEvent } from "../../domain/events/StoreEvent.ts"
+import type { LoggedEvent } from "./LoggedEvent.ts"
 
 /**
  * The store's feed of committed changes, read in id order. The repositories append to
@@ -18,7 +18,7 @@ export class EventLog extends Context.Service<EventLog, {
     readonly after: EventId | 0n
     readonly limit: number
     readonly types?: ReadonlyArray<EventType> | undefined
-  }) => Effect.Effect<ReadonlyArray<StoreEvent>, StoreUnavailable>
+  }) => Effect.Effect<ReadonlyArray<LoggedEvent>, StoreUnavailable>
   /** The id of the latest event (0 when none): no event below it can still appear. */
   readonly latest: Effect.Effect<EventId | 0n, StoreUnavailable>
   /**

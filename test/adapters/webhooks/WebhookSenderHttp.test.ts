@@ -1,4 +1,4 @@
-import { Duration, Effect } from "effect"
+import { Duration, Effect, Fiber } from "effect"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { Webhook } from "standardwebhooks"
@@ -99,6 +99,19 @@ describe("WebhookSenderHttp.send", () => {
       response.write("x")
     })
     expect(await send(dribbling.url, quick)).toMatchObject({ outcome: "retry", error: "no complete answer within 300ms" })
+  })
+
+  it("an interrupted send (a shutdown) closes its connection at once, not at the deadline", async () => {
+    let closed: Promise<number> | undefined
+    const hanging = await serve((request) => {
+      closed = new Promise((resolve) => request.socket.once("close", () => resolve(performance.now())))
+    })
+    const fiber = Effect.runFork(open.send(delivery(hanging.url)))
+    while (closed === undefined) await new Promise((resolve) => setTimeout(resolve, 10))
+    const interruptedAt = performance.now()
+    await Effect.runPromise(Fiber.interrupt(fiber))
+    // The deadline is 5 s; the receiver sees the connection go well before.
+    expect(await closed - interruptedAt).toBeLessThan(1_000)
   })
 
   it("reads an answer's body only up to the cap, then drops it", async () => {

@@ -3,7 +3,7 @@
  * WebhookSender that records each delivery and answers as the test says.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Clock, DateTime, Deferred, Duration, Effect, Layer } from "effect"
+import { Clock, DateTime, Deferred, Duration, Effect, Layer, Schedule } from "effect"
 import { TestClock } from "effect/testing"
 import * as WebhookDispatcher from "../../../src/application/webhooks/WebhookDispatcher.ts"
 import type { EventType } from "../../../src/domain/events/EventType.ts"
@@ -16,6 +16,7 @@ import type { EventLog } from "../../../src/ports/events/EventLog.ts"
 import { PetRepository } from "../../../src/ports/pets/PetRepository.ts"
 import { WebhookRepository } from "../../../src/ports/webhooks/WebhookRepository.ts"
 import { type WebhookDelivery, WebhookSender } from "../../../src/ports/webhooks/WebhookSender.ts"
+import { recordingTracer } from "../../adapters/observability/RecordingTracer.ts"
 
 type Answer = AttemptResult["outcome"]
 
@@ -124,6 +125,26 @@ export const webhookDispatcherContract = (
         ])
       })), 120_000)
 
+    it.live("a delivery's span links to the trace of the request that made the change", () => {
+      const { spans, tracer } = recordingTracer()
+      return run(Effect.gen(function*() {
+        const pets = yield* PetRepository
+        const webhook = yield* subscribe("traced")
+        const request = yield* pets.create(pet("traced")).pipe(Effect.andThen(Effect.currentSpan), Effect.withSpan("request"))
+        yield* until(() => receiver.to(webhook.url).length >= 1)
+        const deliveries = spans.filter((span) =>
+          span.name === "WebhookDispatcher.deliver" && span.attributes.get("webhook.id") === String(webhook.id)
+        )
+        assert.strictEqual(deliveries.length, 1)
+        const [link] = deliveries[0]!.links
+        assert.strictEqual(link?.span.traceId, request.traceId)
+        // The span that recorded the event: the repository's create, within the request.
+        const recordedBy = spans.find((span) => span.spanId === link?.span.spanId)
+        assert.strictEqual(recordedBy?.traceId, request.traceId)
+        assert.notStrictEqual(recordedBy, request)
+      })).pipe(Effect.withTracer(tracer))
+    }, 120_000)
+
     it.live("a failed delivery is retried on the schedule with the same message id; the next event waits for it", () =>
       run(Effect.gen(function*() {
         const pets = yield* PetRepository
@@ -139,7 +160,15 @@ export const webhookDispatcherContract = (
         assert.isAtMost(tries[1]!.at - tries[0]!.at, 6_000)
         assert.isAtMost(tries[2]!.at - tries[1]!.at, 11_000)
         const repository = yield* WebhookRepository
-        const recorded = yield* repository.deliveries(webhook.id, { after: 0n, limit: 10 })
+        // The third try's record follows its answer: wait for it in live time (the schedule's clock stands still).
+        const recorded = yield* repository.deliveries(webhook.id, { after: 0n, limit: 10 }).pipe(
+          Effect.repeat({
+            until: (attempts) => attempts.length >= 3,
+            schedule: Schedule.spaced("20 millis"),
+            times: 250
+          }),
+          TestClock.withLive
+        )
         assert.deepStrictEqual(recorded.slice(0, 3).map((attempt) => [attempt.outcome, attempt.attempt]), [
           ["retry", 1],
           ["retry", 2],

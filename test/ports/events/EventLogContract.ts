@@ -1,5 +1,5 @@
 import { assert, layer } from "@effect/vitest"
-import { DateTime, Effect, type Layer, Result, Schema } from "effect"
+import { DateTime, Effect, type Layer, Option, Result, Schema, type Tracer } from "effect"
 import { orderData, petData } from "../../../src/domain/events/EventData.ts"
 import type { EventId } from "../../../src/domain/events/EventId.ts"
 import { ORDER_EVENT_TYPE, type EventType } from "../../../src/domain/events/EventType.ts"
@@ -10,9 +10,11 @@ import type { OrderTransitionEvent } from "../../../src/domain/orders/OrderEvent
 import { PetName } from "../../../src/domain/pets/PetName.ts"
 import { PetPatch } from "../../../src/domain/pets/PetPatch.ts"
 import { EventLog } from "../../../src/ports/events/EventLog.ts"
+import type { LoggedEvent } from "../../../src/ports/events/LoggedEvent.ts"
 import { OrderRepository } from "../../../src/ports/orders/OrderRepository.ts"
 import { PetRepository } from "../../../src/ports/pets/PetRepository.ts"
 import type { ContractOptions } from "../pets/PetRepositoryContract.ts"
+import { recordingTracer, traceParentIds } from "../../adapters/observability/RecordingTracer.ts"
 
 /** What a store's run of the suite may add. */
 export interface EventLogContractOptions extends ContractOptions {
@@ -38,7 +40,7 @@ const pet = (status?: "available") =>
 const readAll = (after: EventId | 0n, limit = 7, types?: ReadonlyArray<EventType>) =>
   Effect.gen(function*() {
     const log = yield* EventLog
-    const all: Array<StoreEvent> = []
+    const all: Array<LoggedEvent> = []
     for (let from = after;;) {
       const page = yield* log.page({ after: from, limit, types })
       all.push(...page)
@@ -126,6 +128,49 @@ export const eventLogContract = (
           ["order.placed", orderData(placed)],
           ["order.cancelled", orderData(cancelled)],
           ["pet.deleted", petData(current)]
+        ])
+      }))
+
+    it.effect("an event keeps the trace context of the span that recorded it, when spans are exported; none otherwise", () =>
+      Effect.gen(function*() {
+        const pets = yield* PetRepository
+        const orders = yield* OrderRepository
+        const { spans, tracer } = recordingTracer()
+        const after = yield* highWater
+        // The native tracer (no exporter) makes spans that nothing reads: nothing is captured.
+        yield* pets.create(pet()).pipe(Effect.withSpan("untraced request"))
+        // Nor while tracing is off, with an exporting tracer installed.
+        yield* pets.create(pet()).pipe(Effect.withSpan("disabled request"), Effect.withTracer(tracer), Effect.withTracerEnabled(false))
+        const request = yield* Effect.gen(function*() {
+          const created = yield* pets.create(pet("available"))
+          const placed = yield* orders.place(created.id)
+          yield* orders.transition(placed.id, "cancel")
+          yield* pets.update(created.id, new PetPatch({ name: PetName.make("traced") }), {})
+          yield* pets.delete(created.id, {})
+          return yield* Effect.currentSpan
+        }).pipe(Effect.withSpan("request"), Effect.withTracer(tracer))
+        const events = yield* readAll(after)
+        assert.deepStrictEqual(events.slice(0, 2).map((event) => event.traceParent), [undefined, undefined])
+        // Each traced event names a span of the request's trace: its repository method's, or one below it.
+        const byId = new Map(spans.map((span) => [span.spanId, span]))
+        const methodOf = (spanId: string | undefined) => {
+          for (let span: Tracer.NativeSpan | undefined = byId.get(spanId ?? ""); span !== undefined;) {
+            if (/^(Pet|Order)Repository\./.test(span.name)) return span.name
+            span = Option.match(span.parent, { onNone: () => undefined, onSome: (parent) => byId.get(parent.spanId) })
+          }
+          return undefined
+        }
+        const traced = events.slice(2)
+        for (const event of traced) {
+          assert.match(event.traceParent ?? "", /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/)
+          assert.strictEqual(traceParentIds(event.traceParent!).traceId, request.traceId)
+        }
+        assert.deepStrictEqual(traced.map((event) => methodOf(traceParentIds(event.traceParent!).spanId)), [
+          "PetRepository.create",
+          "OrderRepository.place",
+          "OrderRepository.transition",
+          "PetRepository.update",
+          "PetRepository.delete"
         ])
       }))
 

@@ -49,7 +49,8 @@ export class EventsGroup extends HttpApiGroup.make("events")
         "When more exist, a `Link: <...>; rel=\"next\"` header points at the next page. With " +
         "`Accept: text/event-stream` the answer is a Server-Sent Events stream instead (`id:` the event id, " +
         "`event:` its type, `data:` the event JSON), resumable with `Last-Event-ID`, with a comment line as heartbeat. " +
-        "A cursor older than retention (`EVENTS_RETENTION`) answers 410 `cursor_expired`."
+        "A cursor older than retention (`EVENTS_RETENTION`) answers 410 `cursor_expired`. A stream beyond the " +
+        "instance's limit (`EVENTS_MAX_STREAMS`) answers 503 `service_unavailable` with `Retry-After`."
     }))
   )
   .middleware(RequestValidation)

@@ -1,4 +1,4 @@
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer, Option, type Scope } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { OpenApi } from "effect/http-api"
 import { StoreUnavailable } from "../../../domain/Errors.ts"
@@ -75,10 +75,11 @@ const readiness = HttpRouter.use(Effect.fn(function*(router) {
 const openApiRoute = (api: typeof Api) =>
   HttpRouter.add("GET", OPENAPI_PATH, Effect.sync(() => HttpServerResponse.jsonUnsafe(OpenApi.fromApi(api))))
 
-// One handler per operation of the Api; leaving one out fails the typecheck.
+// One handler per operation of the Api; leaving one out fails the typecheck. The Scope is
+// the request's, in which an event stream holds its place.
 const handlers = Effect.map(
   Effect.all([PetHandlers.make, OrderHandlers.make, EventHandlers.make, WebhookHandlers.make]),
-  ([pets, orders, events, webhooks]): ApiRouter.Handlers<never> => ({ ...pets, ...orders, ...events, ...webhooks })
+  ([pets, orders, events, webhooks]): ApiRouter.Handlers<Scope.Scope> => ({ ...pets, ...orders, ...events, ...webhooks })
 )
 
 /** What to serve besides the API. */
@@ -92,17 +93,21 @@ export interface Options {
    * development and tests only). Default: false.
    */
   readonly webhookAllowPrivate?: boolean | undefined
-  /** The SSE feed's poll and heartbeat. Default: {@link EVENT_FEED_DEFAULTS}. */
+  /** The SSE feed's poll, heartbeat and most streams. Default: {@link EVENT_FEED_DEFAULTS}. */
   readonly events?: EventFanout.Options | undefined
 }
 
 /**
- * The SSE feed's defaults: a heartbeat every 15 seconds, and a look at the log every
+ * The SSE feed's defaults: a heartbeat every 15 seconds, a look at the log every
  * 250 ms when nothing woke the reader (the embedded store's commits, or PostgreSQL's while
  * its LISTEN connection is replaced): one indexed query per instance, whatever the number
- * of subscribers.
+ * of subscribers; and at most 10,000 streams (ServiceConfig's EVENTS_MAX_STREAMS says why).
  */
-export const EVENT_FEED_DEFAULTS: EventFanout.Options = { pollInterval: "250 millis", heartbeat: "15 seconds" }
+export const EVENT_FEED_DEFAULTS: EventFanout.Options = {
+  pollInterval: "250 millis",
+  heartbeat: "15 seconds",
+  maxStreams: 10_000
+}
 
 /**
  * Every route of the service: the /v1 API, its OpenAPI document and docs, health,

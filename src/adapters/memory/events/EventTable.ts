@@ -2,7 +2,7 @@ import { DateTime, Effect, Queue, Stream } from "effect"
 import type { EventData } from "../../../domain/events/EventData.ts"
 import { EventId } from "../../../domain/events/EventId.ts"
 import type { EventType } from "../../../domain/events/EventType.ts"
-import { StoreEvent } from "../../../domain/events/StoreEvent.ts"
+import { LoggedEvent } from "../../../ports/events/LoggedEvent.ts"
 import { IdOrdered } from "../IdOrdered.ts"
 
 /**
@@ -11,28 +11,35 @@ import { IdOrdered } from "../IdOrdered.ts"
  * event exists exactly when its change does, and ids follow the order of the changes.
  */
 export class EventTable {
-  readonly #all = new IdOrdered<StoreEvent>()
+  readonly #all = new IdOrdered<LoggedEvent>()
   readonly #listeners = new Set<() => void>()
   #lastId = 0n
   #sweptThrough = 0n
 
   /**
    * Records one change: the one call every memory repository makes for each change,
-   * inside the step that makes it (`data` from petData/orderData, `now` from the Clock).
+   * inside the step that makes it (`data` from petData/orderData, `now` from the Clock,
+   * `traceParent` from TraceParent.current).
    */
-  append(type: EventType, data: EventData, now: DateTime.Utc): StoreEvent {
+  append(type: EventType, data: EventData, now: DateTime.Utc, traceParent: string | undefined): LoggedEvent {
     this.#lastId += 1n
-    const event = new StoreEvent({ id: EventId.make(this.#lastId), type, occurredAt: now, data }, { disableChecks: true })
+    const id = EventId.make(this.#lastId)
+    const event = new LoggedEvent(
+      traceParent === undefined
+        ? { id, type, occurredAt: now, data }
+        : { id, type, occurredAt: now, data, traceParent },
+      { disableChecks: true }
+    )
     this.#all.add(event)
     for (const listener of this.#listeners) listener()
     return event
   }
 
   /** Up to `limit` events after `after`, of `types` when given. */
-  page(after: bigint, limit: number, types: ReadonlyArray<EventType> | undefined): Array<StoreEvent> {
+  page(after: bigint, limit: number, types: ReadonlyArray<EventType> | undefined): Array<LoggedEvent> {
     if (types === undefined || types.length === 0) return this.#all.page(after, limit)
     const wanted = new Set(types)
-    const found: Array<StoreEvent> = []
+    const found: Array<LoggedEvent> = []
     // Scans in batches from `after`, as the SQL adapter's `type = ANY` walks the primary key.
     for (let from = after; found.length < limit;) {
       const batch = this.#all.page(from, Math.max(limit, 100))

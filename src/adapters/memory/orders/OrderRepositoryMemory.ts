@@ -12,6 +12,7 @@ import type { EventTable } from "../events/EventTable.ts"
 import type { OrderTable } from "./OrderTable.ts"
 import type { PetTable } from "../pets/PetTable.ts"
 import * as Spans from "../../observability/Spans.ts"
+import * as TraceParent from "../../observability/TraceParent.ts"
 
 /**
  * An OrderRepository over `orders` and the `pets` they are for, which a PetRepository
@@ -22,15 +23,15 @@ import * as Spans from "../../observability/Spans.ts"
  */
 export const fromTables = (pets: PetTable, orders: OrderTable, events: EventTable): OrderRepository["Service"] => {
   const place = Spans.method("OrderRepository.place", Effect.fnUntraced(function*(petId: PetId) {
-    const clock = yield* Clock.Clock
+    const fiber = yield* Effect.fiber
     const pet = pets.get(petId)
     if (pet === undefined) return yield* new PetNotFound({ id: petId })
     const decision = decidePlace(petId, pet.status)
     if (Result.isFailure(decision)) return yield* decision.failure
     pets.setStatus(petId, decision.success.pet)
-    const now = DateTime.makeUnsafe(clock.currentTimeMillisUnsafe())
+    const now = DateTime.makeUnsafe(fiber.getRef(Clock.Clock).currentTimeMillisUnsafe())
     const order = orders.insert(petId, decision.success.order, now)
-    events.append(ORDER_EVENT_TYPE.place, orderData(order), now)
+    events.append(ORDER_EVENT_TYPE.place, orderData(order), now, TraceParent.current(fiber))
     return order
   }))
 
@@ -42,15 +43,15 @@ export const fromTables = (pets: PetTable, orders: OrderTable, events: EventTabl
   const list = Spans.method("OrderRepository.list", (query: OrderQuery) => Effect.sync(() => orders.page(query)))
 
   const transition = Spans.method("OrderRepository.transition", Effect.fnUntraced(function*(id: OrderId, event: OrderTransitionEvent) {
-    const clock = yield* Clock.Clock
+    const fiber = yield* Effect.fiber
     const order = orders.get(id)
     if (order === undefined) return yield* new OrderNotFound({ id })
     const decision = decide(id, order.status, event)
     if (Result.isFailure(decision)) return yield* decision.failure
     pets.setStatus(order.petId, decision.success.pet)
-    const now = DateTime.makeUnsafe(clock.currentTimeMillisUnsafe())
+    const now = DateTime.makeUnsafe(fiber.getRef(Clock.Clock).currentTimeMillisUnsafe())
     const updated = orders.setStatus(id, decision.success.order, now)
-    events.append(ORDER_EVENT_TYPE[event], orderData(updated), now)
+    events.append(ORDER_EVENT_TYPE[event], orderData(updated), now, TraceParent.current(fiber))
     return updated
   }))
 

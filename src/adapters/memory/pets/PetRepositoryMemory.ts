@@ -1,4 +1,4 @@
-import { Clock, DateTime, Effect, Layer, Result } from "effect"
+import { Clock, DateTime, Effect, type Fiber, Layer, Result } from "effect"
 import { PetNotFound } from "../../../domain/Errors.ts"
 import { type EventData, petData, petUpdatedData } from "../../../domain/events/EventData.ts"
 import type { EventType } from "../../../domain/events/EventType.ts"
@@ -11,6 +11,7 @@ import { PetRepository } from "../../../ports/pets/PetRepository.ts"
 import { EventTable } from "../events/EventTable.ts"
 import { PetTable } from "./PetTable.ts"
 import * as Spans from "../../observability/Spans.ts"
+import * as TraceParent from "../../observability/TraceParent.ts"
 
 /**
  * A PetRepository over `pets`, which an OrderRepository may share (see StoreMemory), that
@@ -24,15 +25,20 @@ export const fromTables = (
   events: EventTable,
   hasOpenOrder: (id: PetId) => boolean = () => false
 ): PetRepository["Service"] => {
-  const record = (clock: Clock.Clock, type: EventType, data: EventData) =>
-    events.append(type, data, DateTime.makeUnsafe(clock.currentTimeMillisUnsafe()))
+  const record = (fiber: Fiber.Fiber<unknown, unknown>, type: EventType, data: EventData) =>
+    events.append(
+      type,
+      data,
+      DateTime.makeUnsafe(fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()),
+      TraceParent.current(fiber)
+    )
 
-  const create = Spans.method("PetRepository.create", Effect.fnUntraced(function*(input: NewPet) {
-    const clock = yield* Clock.Clock
-    const pet = pets.insert(input)
-    record(clock, "pet.created", petData(pet))
-    return pet
-  }))
+  const create = Spans.method("PetRepository.create", (input: NewPet) =>
+    Effect.withFiber((fiber) => {
+      const pet = pets.insert(input)
+      record(fiber, "pet.created", petData(pet))
+      return Effect.succeed(pet)
+    }))
 
   const get = Spans.method("PetRepository.get", (id: PetId) => {
     const pet = pets.get(id)
@@ -45,12 +51,12 @@ export const fromTables = (
   }
 
   const update = Spans.method("PetRepository.update", (id: PetId, patch: PetPatch, precondition: PetPrecondition) =>
-    Effect.clockWith((clock) =>
+    Effect.withFiber((fiber) =>
       Result.flatMap(stateOf(id), (state) => decideUpdate(state, patch, precondition)).pipe(
         Result.map((after) => {
           const before = pets.get(id)!
           const pet = pets.replace(after)
-          record(clock, "pet.updated", petUpdatedData(before, pet))
+          record(fiber, "pet.updated", petUpdatedData(before, pet))
           return pet
         }),
         Effect.fromResult
@@ -59,12 +65,12 @@ export const fromTables = (
   )
 
   const remove = Spans.method("PetRepository.delete", (id: PetId, precondition: PetPrecondition) =>
-    Effect.clockWith((clock) =>
+    Effect.withFiber((fiber) =>
       Result.flatMap(stateOf(id), (state) => decideDelete(state, precondition)).pipe(
         Result.map(() => {
           const pet = pets.get(id)!
           pets.retire(id)
-          record(clock, "pet.deleted", petData(pet))
+          record(fiber, "pet.deleted", petData(pet))
         }),
         Effect.fromResult
       )

@@ -2,6 +2,14 @@ import { Effect } from "effect"
 import type { SqlClient, SqlError } from "effect/sql"
 import { type EventData, eventDataText } from "../../../domain/events/EventData.ts"
 import type { EventType } from "../../../domain/events/EventType.ts"
+import * as TraceParent from "../../observability/TraceParent.ts"
+
+/**
+ * `statement`, an append given the `traceparent` to record with its event (TraceParent.current;
+ * null when there is none). Every statement that writes to `events` is built through it.
+ */
+export const recording = <A, E, R>(statement: (traceParent: string | null) => Effect.Effect<A, E, R>) =>
+  Effect.withFiber((fiber) => statement(TraceParent.current(fiber) ?? null))
 
 /**
  * Records one change in the outbox: the one statement every SQL repository runs for each
@@ -17,4 +25,8 @@ export const appendEvent = (
   type: EventType,
   data: EventData
 ): Effect.Effect<void, SqlError.SqlError> =>
-  Effect.asVoid(sql`INSERT INTO events (type, data) VALUES (${type}, ${eventDataText(data)}::json)`)
+  recording((traceParent) =>
+    Effect.asVoid(sql`
+      INSERT INTO events (type, data, trace_parent)
+      VALUES (${type}, ${eventDataText(data)}::json, ${traceParent})`)
+  )

@@ -1,16 +1,16 @@
 import type { PgClient } from "@effect/sql-pg"
-import { Duration, Effect, Layer, Schedule, Schema, Stream } from "effect"
+import { Duration, Effect, Layer, Schema } from "effect"
 import { type Migrator, SqlClient, type SqlError, SqlSchema } from "effect/sql"
 import { parseEventData } from "../../../domain/events/EventData.ts"
 import { EventId } from "../../../domain/events/EventId.ts"
 import type { EventType } from "../../../domain/events/EventType.ts"
 import { EventType as EventTypeSchema } from "../../../domain/events/EventType.ts"
-import { StoreEvent } from "../../../domain/events/StoreEvent.ts"
 import { EventLog } from "../../../ports/events/EventLog.ts"
+import { LoggedEvent } from "../../../ports/events/LoggedEvent.ts"
 import { EVENTS_CHANNEL, EventSequencer } from "./EventSequencer.ts"
 import * as Migrations from "../Migrations.ts"
+import { PgNotifications } from "../PgNotifications.ts"
 import { unavailableOrDie } from "../UnavailableOrDie.ts"
-import { SqlPg } from "../SqlPgDriver.ts"
 import * as Spans from "../../observability/Spans.ts"
 
 /** Tuning for the SQL-backed event log. */
@@ -19,27 +19,28 @@ export interface Options {
   readonly timeout: Duration.Input
   /**
    * Signal `appended` whenever a sequencer, this instance's or another's, has numbered
-   * events, through LISTEN on {@link EVENTS_CHANNEL} on a connection of its own (a PostgreSQL server).
-   * Off for PGlite: its one connection cannot be given to a listener; readers poll.
+   * events, through LISTEN on {@link EVENTS_CHANNEL} on the instance's one notification
+   * connection (PgNotifications; a PostgreSQL server). Off for PGlite: its one connection
+   * cannot be given to a listener; readers poll.
    */
   readonly listen?: boolean | undefined
 }
-
-/** The LISTEN connection's `application_name`, to tell it apart in `pg_stat_activity`. */
-export const LISTENER_APPLICATION_NAME = "animal-store event feed"
 
 // Rows are decoded through the domain schemas, so a row no service could have written fails loudly.
 const EventRow = Schema.Struct({
   id: EventId,
   type: EventTypeSchema,
   occurred_at: Schema.DateTimeUtcFromDate,
-  data: Schema.String
+  data: Schema.String,
+  trace_parent: Schema.NullOr(Schema.String)
 })
 
-const toEvent = (row: typeof EventRow.Type): StoreEvent =>
-  new StoreEvent({ id: row.id, type: row.type, occurredAt: row.occurred_at, data: parseEventData(row.data) }, {
+const toEvent = (row: typeof EventRow.Type): LoggedEvent => {
+  const event = { id: row.id, type: row.type, occurredAt: row.occurred_at, data: parseEventData(row.data) }
+  return new LoggedEvent(row.trace_parent === null ? event : { ...event, traceParent: row.trace_parent }, {
     disableChecks: true
   })
+}
 
 /**
  * The feed page query. Exported so a test can EXPLAIN it: `id > after ORDER BY id LIMIT n`
@@ -50,9 +51,9 @@ export const pageStatement = (
   page: { readonly after: bigint; readonly limit: number; readonly types: ReadonlyArray<EventType> }
 ) =>
   page.types.length === 0
-    ? sql`SELECT id, type, occurred_at, data::text AS data FROM events
+    ? sql`SELECT id, type, occurred_at, data::text AS data, trace_parent FROM events
           WHERE id > ${page.after} ORDER BY id LIMIT ${page.limit}`
-    : sql`SELECT id, type, occurred_at, data::text AS data FROM events
+    : sql`SELECT id, type, occurred_at, data::text AS data, trace_parent FROM events
           WHERE ${sql.in("type", page.types)} AND id > ${page.after} ORDER BY id LIMIT ${page.limit}`
 
 /**
@@ -65,7 +66,7 @@ export const pageStatement = (
 export const make = (options: Options) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const pg = yield* SqlPg.PgClient.PgClient
+    const notifications = yield* PgNotifications
     yield* Migrations.Migrations
     const sequencer = yield* EventSequencer
     const guard = unavailableOrDie(Duration.fromInputUnsafe(options.timeout))
@@ -140,20 +141,12 @@ export const make = (options: Options) =>
       )
     )
 
-    // A lost connection is replaced a second later; what committed meanwhile, readers'
-    // polls find.
-    const listening = Stream.unwrap(Effect.gen(function*() {
-      const connection = yield* SqlPg.PgConnection.make({ ...pg.config, applicationName: LISTENER_APPLICATION_NAME })
-      const pinned = yield* connection.pin
-      return Stream.fromQueue(yield* pinned.listen(EVENTS_CHANNEL))
-    })).pipe(Stream.map((): void => undefined), Stream.retry(Schedule.spaced("1 second")), Stream.orDie)
-
     return EventLog.of({
       page,
       latest,
       sweptThrough,
       sweep,
-      appended: options.listen === true ? listening : Stream.never
+      appended: notifications.listen(EVENTS_CHANNEL)
     })
   })
 
@@ -161,4 +154,7 @@ export const make = (options: Options) =>
 export const layer = (
   options: Options
 ): Layer.Layer<EventLog, Migrator.MigrationError | SqlError.SqlError, PgClient.PgClient | SqlClient.SqlClient> =>
-  Layer.effect(EventLog, make(options)).pipe(Layer.provide(Layer.merge(Migrations.layer, EventSequencer.layer)))
+  Layer.effect(EventLog, make(options)).pipe(
+    Layer.provide(Layer.merge(Migrations.layer, EventSequencer.layer)),
+    Layer.provide(options.listen === true ? PgNotifications.layer : PgNotifications.none)
+  )

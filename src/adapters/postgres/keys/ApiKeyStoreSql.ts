@@ -1,33 +1,18 @@
 import type { PgClient } from "@effect/sql-pg"
-import { SqlPg } from "../SqlPgDriver.ts"
-import { Cause, Data, DateTime, Duration, Effect, Exit, Fiber, Layer, PubSub, Queue, Schema, Scope, Stream } from "effect"
+import { DateTime, Duration, Effect, Layer, PubSub, Schema, Stream } from "effect"
 import { type Migrator, SqlClient, type SqlError, SqlSchema } from "effect/sql"
 import { ApiKey, KeyDigest } from "../../../domain/keys/ApiKey.ts"
 import { KeyId } from "../../../domain/keys/KeyId.ts"
 import { KeyName } from "../../../domain/keys/KeyName.ts"
 import { KeyScope } from "../../../domain/keys/KeyScope.ts"
 import { ApiKeyStore } from "../../../ports/keys/ApiKeyStore.ts"
-import * as ReleaseDeadline from "../../process/ReleaseDeadline.ts"
 import * as Migrations from "../Migrations.ts"
+import { PgNotifications } from "../PgNotifications.ts"
 import { unavailableOrDie } from "../UnavailableOrDie.ts"
 import * as Spans from "../../observability/Spans.ts"
 
 /** The PostgreSQL channel on which every key change is announced to the other instances. */
 export const CHANGES_CHANNEL = "animal_store_api_keys"
-
-/** How often the LISTEN connection is asked for a round trip. */
-export const HEARTBEAT_INTERVAL = Duration.millis(300)
-/** Longest a round trip on the LISTEN connection may take before the connection is replaced. */
-export const HEARTBEAT_TIMEOUT = Duration.millis(500)
-/** The LISTEN connection's `application_name`, to tell it apart in `pg_stat_activity`. */
-export const LISTENER_APPLICATION_NAME = "animal-store key changes"
-
-const LISTENER = "the API key change feed's LISTEN connection"
-// A replaced listener's close stops its heartbeat statement, which sql-pg gives up on after 5 s.
-const LOST_LISTENER_TIMEOUT = Duration.seconds(10)
-
-/** The LISTEN connection did not answer a heartbeat in time. */
-class HeartbeatMissed extends Data.TaggedError("HeartbeatMissed")<{ readonly message: string }> {}
 
 /** Tuning for the SQL-backed key store. */
 export interface Options {
@@ -35,8 +20,8 @@ export interface Options {
   readonly timeout: Duration.Input
   /**
    * Also report changes made by other processes, through LISTEN on {@link CHANGES_CHANNEL}
-   * (a PostgreSQL server), on one connection of its own beside the client's pool, with a
-   * heartbeat. Off for PGlite: its one connection cannot be given to a listener.
+   * (a PostgreSQL server), on the instance's one notification connection (PgNotifications).
+   * Off for PGlite: its one connection cannot be given to a listener.
    */
   readonly listen: boolean
 }
@@ -71,7 +56,7 @@ const date = (time: DateTime.Utc | undefined): Date | null => time === undefined
 export const make = (options: Options) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const pg = yield* SqlPg.PgClient.PgClient
+    const notifications = yield* PgNotifications
     yield* Migrations.Migrations
     const guard = unavailableOrDie(Duration.fromInputUnsafe(options.timeout))
     // Key changes: this process's own writes, announced at once (and on a server to
@@ -143,57 +128,8 @@ export const make = (options: Options) =>
       ))
     )
 
-    // Another instance's NOTIFY, on a connection of its own, not the pool's. A listener
-    // whose backend stops answering receives nothing and says nothing, so it is asked for a
-    // round trip every HEARTBEAT_INTERVAL and replaced when one takes longer than
-    // HEARTBEAT_TIMEOUT: a change reaches this process within a second, not at the next
-    // reload of the key cache.
-    const listening = Effect.gen(function*() {
-      const connection = yield* SqlPg.PgConnection.make({ ...pg.config, applicationName: LISTENER_APPLICATION_NAME })
-      const pinned = yield* connection.pin
-      const notifications = yield* pinned.listen(CHANGES_CHANNEL)
-      // Notifications sent while no listener was connected are lost: a (re)connection is a change.
-      yield* PubSub.publish(local, undefined)
-      // The statement runs in a fiber of its own: a missed beat is reported at its deadline,
-      // not once sql-pg has given up on the statement (seconds later).
-      const roundTrip = Effect.flatMap(Effect.forkScoped(pinned.query("SELECT 1")), (beat) =>
-        Fiber.join(beat).pipe(Effect.timeoutOrElse({
-          duration: HEARTBEAT_TIMEOUT,
-          orElse: () =>
-            Effect.fail(new HeartbeatMissed({ message: `no answer within ${Duration.format(HEARTBEAT_TIMEOUT)}` }))
-        })))
-      const heartbeat = Effect.forever(Effect.andThen(Effect.sleep(HEARTBEAT_INTERVAL), roundTrip))
-      const forward = Effect.forever(Effect.andThen(Queue.take(notifications), PubSub.publish(local, undefined)))
-      return yield* Effect.raceFirst(forward, heartbeat)
-    })
-    // The session running now, closed by this layer's release (within its deadline).
-    let session: Scope.Closeable | undefined
-    const listenForEver = Effect.forever(Effect.gen(function*() {
-      const scope = yield* Scope.make()
-      session = scope
-      const exit = yield* Effect.exit(Scope.provide(listening, scope))
-      session = undefined
-      // The next connection does not wait for this one, whose backend may not answer.
-      yield* Effect.forkDetach(Effect.ignoreCause(ReleaseDeadline.close(scope, exit, LISTENER, LOST_LISTENER_TIMEOUT)))
-      if (Exit.isFailure(exit)) {
-        const error = Cause.squash(exit.cause)
-        yield* Effect.logWarning(`API key change feed lost, reconnecting: ${error instanceof Error ? error.message : String(error)}`)
-        // A silent listener is replaced at once; a connection that failed is tried again a second later.
-        if (!(error instanceof HeartbeatMissed)) yield* Effect.sleep("1 second")
-      }
-    }))
-    if (options.listen) {
-      // Not forkScoped: interrupting a fiber waits for it, and one stuck in its LISTEN (a
-      // backend that stopped answering mid-set-up) takes sql-pg 5 s to give up. Stopping
-      // the feed and closing its session share the deadline, under the feed's name.
-      const feed = yield* Effect.forkDetach(listenForEver)
-      yield* Effect.addFinalizer((exit) =>
-        ReleaseDeadline.bound(LISTENER)(Effect.andThen(
-          Fiber.interrupt(feed),
-          Effect.suspend(() => session === undefined ? Effect.void : Scope.close(session, exit))
-        ))
-      )
-    }
+    // Another instance's NOTIFY (and the start of every LISTEN, as one may have been missed).
+    yield* Effect.forkScoped(Stream.runForEach(notifications.listen(CHANGES_CHANNEL), () => PubSub.publish(local, undefined)))
 
     const changes = Effect.map(PubSub.subscribe(local), Stream.fromSubscription)
 
@@ -204,4 +140,7 @@ export const make = (options: Options) =>
 export const layer = (
   options: Options
 ): Layer.Layer<ApiKeyStore, Migrator.MigrationError | SqlError.SqlError, PgClient.PgClient | SqlClient.SqlClient> =>
-  Layer.effect(ApiKeyStore, make(options)).pipe(Layer.provide(Migrations.layer))
+  Layer.effect(ApiKeyStore, make(options)).pipe(
+    Layer.provide(Migrations.layer),
+    Layer.provide(options.listen ? PgNotifications.layer : PgNotifications.none)
+  )

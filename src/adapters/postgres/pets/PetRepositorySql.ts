@@ -15,7 +15,7 @@ import type { PetQuery } from "../../../domain/pets/PetQuery.ts"
 import { PetStatus } from "../../../domain/pets/PetStatus.ts"
 import { PetVersion } from "../../../domain/pets/PetVersion.ts"
 import { PetRepository } from "../../../ports/pets/PetRepository.ts"
-import { appendEvent } from "../events/EventAppend.ts"
+import { appendEvent, recording } from "../events/EventAppend.ts"
 import { EventSequencer } from "../events/EventSequencer.ts"
 import * as Migrations from "../Migrations.ts"
 import { unavailableOrDie } from "../UnavailableOrDie.ts"
@@ -74,6 +74,17 @@ const toPet = (row: typeof PetRow.Type): Pet =>
     { disableChecks: true }
   )
 
+// The statements that return pets bind domain values as they are (ids and categories are
+// bigints, the rest strings and numbers), so only their rows are decoded: a request schema
+// would re-encode, on every call, values that are already what the driver takes.
+type NewRow = { readonly name: string; readonly categoryId: bigint; readonly status: string | null }
+const decodePetRows = Schema.decodeUnknownEffect(Schema.Array(PetRow))
+const decodeRows = (rows: ReadonlyArray<unknown>) => Effect.map(decodePetRows(rows), (decoded) => decoded.map(toPet))
+// The one row of an insert or update by id; none is a bug (the statement returns what it wrote).
+const onePet = (rows: ReadonlyArray<unknown>) =>
+  Effect.flatMap(decodeRows(rows), (pets) =>
+    pets[0] === undefined ? Effect.die(new Error("the statement returned no row")) : Effect.succeed(pets[0]))
+
 /**
  * The keyset page query. Exported so a test can EXPLAIN exactly what the adapter runs:
  * `id > after ORDER BY id LIMIT n` walks the primary key, and with a status filter the
@@ -117,58 +128,44 @@ export const make = (options: Options) =>
     // long). The event's data is petData's JSON written by the database: the EventLog
     // contract checks on every store that the two agree.
     const recordingCreate = (insertPet: Statement.Statement<unknown>) =>
-      sql`WITH inserted AS (${insertPet}),
-               recorded AS (
-                 INSERT INTO events (type, data)
-                 SELECT 'pet.created', json_strip_nulls(json_build_object(
-                   'id', id, 'name', name, 'categoryId', category_id, 'status', status))
-                 FROM inserted)
-          SELECT ${sql.literal(PET_COLUMNS)} FROM inserted`
+      recording((traceParent) =>
+        sql`WITH inserted AS (${insertPet}),
+                 recorded AS (
+                   INSERT INTO events (type, data, trace_parent)
+                   SELECT 'pet.created', json_strip_nulls(json_build_object(
+                     'id', id, 'name', name, 'categoryId', category_id, 'status', status)), ${traceParent}
+                   FROM inserted)
+            SELECT ${sql.literal(PET_COLUMNS)} FROM inserted`
+      )
 
-    const insert = SqlSchema.findOne({
-      Request: Schema.Struct({ name: Schema.String, categoryId: Schema.BigInt, status: Schema.NullOr(Schema.String) }),
-      Result: PetRow,
-      execute: (pet) =>
-        recordingCreate(sql`INSERT INTO pets (name, category_id, status)
-            VALUES (${pet.name}, ${pet.categoryId}, ${pet.status})
-            RETURNING ${sql.literal(PET_COLUMNS)}`)
-    })
+    const insert = (pet: NewRow) =>
+      recordingCreate(sql`INSERT INTO pets (name, category_id, status)
+          VALUES (${pet.name}, ${pet.categoryId}, ${pet.status})
+          RETURNING ${sql.literal(PET_COLUMNS)}`).pipe(Effect.flatMap(onePet))
 
     // The insert of a shared connection: no row when the database reaches it after `deadline` (epoch ms).
-    const insertInTime = SqlSchema.findAll({
-      Request: Schema.Struct({
-        name: Schema.String,
-        categoryId: Schema.BigInt,
-        status: Schema.NullOr(Schema.String),
-        deadline: Schema.Number
-      }),
-      Result: PetRow,
-      execute: (pet) =>
-        recordingCreate(sql`INSERT INTO pets (name, category_id, status)
-            SELECT ${pet.name}::text, ${pet.categoryId}::bigint, ${pet.status}::text
-            WHERE clock_timestamp() < to_timestamp(${pet.deadline}::float8 / 1000)
-            RETURNING ${sql.literal(PET_COLUMNS)}`)
-    })
+    const insertInTime = (pet: NewRow & { readonly deadline: number }) =>
+      recordingCreate(sql`INSERT INTO pets (name, category_id, status)
+          SELECT ${pet.name}::text, ${pet.categoryId}::bigint, ${pet.status}::text
+          WHERE clock_timestamp() < to_timestamp(${pet.deadline}::float8 / 1000)
+          RETURNING ${sql.literal(PET_COLUMNS)}`).pipe(Effect.flatMap(decodeRows))
     // Three quarters of the timeout to start the insert, the last quarter for its answer to arrive.
     const startWithinMillis = Duration.toMillis(timeout) * 0.75
     const tooLate = new StoreUnavailable({
       message: `the database did not start the create within ${Duration.format(Duration.millis(startWithinMillis))}`
     })
 
-    const byId = SqlSchema.findAll({
-      Request: Schema.BigInt,
-      Result: PetRow,
-      execute: (id) => sql`SELECT ${sql.literal(PET_COLUMNS)} FROM pets WHERE id = ${id} AND deleted_at IS NULL`
-    })
+    const byId = (id: PetId) =>
+      sql`SELECT ${sql.literal(PET_COLUMNS)} FROM pets WHERE id = ${id} AND deleted_at IS NULL`.pipe(
+        Effect.flatMap(decodeRows)
+      )
 
     // update and delete lock the pet first: an order's place and transitions write the pet
     // row too, so while it is held no order for it opens or closes.
-    const lockPet = SqlSchema.findAll({
-      Request: PetId,
-      Result: PetRow,
-      execute: (id) =>
-        sql`SELECT ${sql.literal(PET_COLUMNS)} FROM pets WHERE id = ${id} AND deleted_at IS NULL FOR UPDATE`
-    })
+    const lockPet = (id: PetId) =>
+      sql`SELECT ${sql.literal(PET_COLUMNS)} FROM pets WHERE id = ${id} AND deleted_at IS NULL FOR UPDATE`.pipe(
+        Effect.flatMap(decodeRows)
+      )
 
     // A statement of its own, after the lock: in READ COMMITTED it sees the orders committed
     // up to the lock (one statement with the lock would see its own older snapshot).
@@ -179,40 +176,20 @@ export const make = (options: Options) =>
         sql`SELECT EXISTS (SELECT 1 FROM orders WHERE pet_id = ${id} AND status IN ${sql.in(OPEN_ORDER_STATUSES)}) AS open`
     })
 
-    const write = SqlSchema.findOne({
-      Request: Schema.Struct({
-        id: PetId,
-        name: Schema.String,
-        categoryId: Schema.BigInt,
-        status: Schema.NullOr(Schema.String),
-        version: Schema.Number
-      }),
-      Result: PetRow,
-      execute: (pet) =>
-        sql`UPDATE pets SET name = ${pet.name}, category_id = ${pet.categoryId}, status = ${pet.status},
-                            version = ${pet.version}
-            WHERE id = ${pet.id} RETURNING ${sql.literal(PET_COLUMNS)}`
-    })
+    const write = (pet: NewRow & { readonly id: PetId; readonly version: number }) =>
+      sql`UPDATE pets SET name = ${pet.name}, category_id = ${pet.categoryId}, status = ${pet.status},
+                          version = ${pet.version}
+          WHERE id = ${pet.id} RETURNING ${sql.literal(PET_COLUMNS)}`.pipe(Effect.flatMap(onePet))
 
     const retire = (id: PetId) => sql`UPDATE pets SET deleted_at = now(), version = version + 1 WHERE id = ${id}`
 
     // The pet, locked, and whether an order owns its status; inside the caller's transaction.
     const lockedState = (id: PetId) =>
       Effect.gen(function*() {
-        const row = (yield* lockPet(id))[0]
-        if (row === undefined) return yield* new PetNotFound({ id })
-        return { pet: toPet(row), hasOpenOrder: (yield* openOrder(id)).open }
+        const pet = (yield* lockPet(id))[0]
+        if (pet === undefined) return yield* new PetNotFound({ id })
+        return { pet, hasOpenOrder: (yield* openOrder(id)).open }
       })
-
-    const page = SqlSchema.findAll({
-      Request: Schema.Struct({
-        limit: Schema.Number,
-        status: Schema.NullOr(Schema.String),
-        after: Schema.BigInt
-      }),
-      Result: PetRow,
-      execute: (page) => pageStatement(sql, page)
-    })
 
     const counts = SqlSchema.findOne({
       Request: Schema.Void,
@@ -228,21 +205,16 @@ export const make = (options: Options) =>
           // taken at the call: the transaction's BEGIN may itself wait behind other statements.
           const deadline = Date.now() + startWithinMillis
           return insertInTime({ ...row, deadline }).pipe(
-            Effect.flatMap((rows) => rows[0] === undefined ? Effect.fail(tooLate) : Effect.succeed(toPet(rows[0]))),
+            Effect.flatMap((pets) => pets[0] === undefined ? Effect.fail(tooLate) : Effect.succeed(pets[0])),
             Effect.tap(() => sequencer.wake)
           )
         }).pipe(guard)
-        : insert(row).pipe(
-          Effect.catchTag("NoSuchElementError", Effect.die),
-          Effect.map(toPet),
-          Effect.tap(() => sequencer.wake),
-          guard
-        )
+        : guard(Effect.tap(insert(row), () => sequencer.wake))
     })
 
     const get = Spans.method("PetRepository.get", (id: PetId) =>
-      Effect.flatMap(guard(byId(id)), (rows) =>
-        rows[0] === undefined ? Effect.fail(new PetNotFound({ id })) : Effect.succeed(toPet(rows[0]))))
+      Effect.flatMap(guard(byId(id)), (pets) =>
+        pets[0] === undefined ? Effect.fail(new PetNotFound({ id })) : Effect.succeed(pets[0])))
 
     // One transaction each: lock, decide, write, and record the change's event.
     const update = Spans.method("PetRepository.update", (id: PetId, patch: PetPatch, precondition: PetPrecondition) =>
@@ -251,15 +223,13 @@ export const make = (options: Options) =>
         const decision = decideUpdate(state, patch, precondition)
         if (Result.isFailure(decision)) return yield* decision.failure
         const after = decision.success
-        const pet = toPet(
-          yield* write({
-            id,
-            name: after.name,
-            categoryId: after.categoryId,
-            status: after.status ?? null,
-            version: after.version
-          })
-        )
+        const pet = yield* write({
+          id,
+          name: after.name,
+          categoryId: after.categoryId,
+          status: after.status ?? null,
+          version: after.version
+        })
         yield* appendEvent(sql, "pet.updated", petUpdatedData(state.pet, pet))
         return pet
       })).pipe(Effect.tap(() => sequencer.wake), Effect.catchTag("NoSuchElementError", Effect.die), guard)
@@ -276,8 +246,8 @@ export const make = (options: Options) =>
     )
 
     const list = Spans.method("PetRepository.list", (query: PetQuery) =>
-      page({ limit: query.limit, status: query.status ?? null, after: query.after ?? 0n }).pipe(
-        Effect.map((rows) => rows.map(toPet)),
+      pageStatement(sql, { limit: query.limit, status: query.status ?? null, after: query.after ?? 0n }).pipe(
+        Effect.flatMap(decodeRows),
         guard
       )
     )

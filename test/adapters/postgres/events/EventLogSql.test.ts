@@ -28,9 +28,9 @@ describe.skipIf(!postgresAvailable)("PostgreSQL server", () => {
       const log = yield* EventLog
       const pets = yield* PetRepository
       const pet = new NewPet({ name: PetName.make("heard"), categoryId: CategoryId.make(1n) })
+      // The first signal says the LISTEN is in place (PgNotifications.listen); then only appends.
+      yield* Stream.runHead(log.appended).pipe(Effect.timeout("5 seconds"))
       const heard = yield* Effect.forkScoped(Stream.runHead(log.appended))
-      // The listener's LISTEN is in place once its connection is up.
-      yield* Effect.sleep("500 millis")
       yield* rolledBack(pets.create(pet))
       yield* Effect.sleep("300 millis")
       assert.isUndefined(heard.pollUnsafe())

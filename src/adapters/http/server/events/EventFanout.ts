@@ -1,5 +1,5 @@
-import { Context, Duration, Effect, Layer, PubSub, Queue, Stream } from "effect"
-import type { StoreUnavailable } from "../../../../domain/Errors.ts"
+import { Context, Duration, Effect, Layer, PubSub, Queue, type Scope, Semaphore, Stream } from "effect"
+import { type StoreUnavailable, StreamLimitReached } from "../../../../domain/Errors.ts"
 import type { EventId } from "../../../../domain/events/EventId.ts"
 import type { EventType } from "../../../../domain/events/EventType.ts"
 import type { StoreEvent } from "../../../../domain/events/StoreEvent.ts"
@@ -21,6 +21,8 @@ export interface Options {
   readonly pollInterval: Duration.Input
   /** How often an idle SSE stream sends a comment line, so that proxies keep it open. */
   readonly heartbeat: Duration.Input
+  /** SSE streams this instance holds at once (EVENTS_MAX_STREAMS); one more is refused. */
+  readonly maxStreams: number
 }
 
 // Events read per statement, by the loop and by a subscriber catching up.
@@ -44,6 +46,12 @@ export class EventFanout extends Context.Service<EventFanout, {
   ) => Stream.Stream<StoreEvent, StoreUnavailable>
   /** How often an idle stream sends a heartbeat. */
   readonly heartbeat: Duration.Duration
+  /**
+   * A place for one stream among the instance's `maxStreams`, held until the caller's
+   * scope closes (a request's scope closes once its streamed answer has ended);
+   * StreamLimitReached when every place is taken.
+   */
+  readonly admit: Effect.Effect<void, StreamLimitReached, Scope.Scope>
 }>()("animal-store/http/EventFanout") {}
 
 /** The fan-out over the EventLog in context, its reader loop running while the layer lives. */
@@ -112,6 +120,14 @@ export const layer = (options: Options): Layer.Layer<EventFanout, never, EventLo
           return Stream.fromEffectRepeat(next).pipe(Stream.flattenIterable)
         }))
 
-      return EventFanout.of({ follow, heartbeat: Duration.fromInputUnsafe(options.heartbeat) })
+      const places = yield* Semaphore.make(options.maxStreams)
+      const admit = Effect.acquireRelease(
+        Semaphore.takeIfAvailable(places, 1),
+        (taken) => taken ? Semaphore.release(places, 1) : Effect.void
+      ).pipe(
+        Effect.flatMap((taken) => taken ? Effect.void : Effect.fail(new StreamLimitReached({ limit: options.maxStreams })))
+      )
+
+      return EventFanout.of({ follow, heartbeat: Duration.fromInputUnsafe(options.heartbeat), admit })
     })
   )

@@ -1,5 +1,5 @@
 /** The `events` operation: the feed of changes, as keyset pages or as Server-Sent Events. */
-import { Effect, Stream } from "effect"
+import { Effect, type Scope, Stream } from "effect"
 import { CursorExpired } from "../../../../domain/Errors.ts"
 import type { EventId } from "../../../../domain/events/EventId.ts"
 import type { StoreEvent } from "../../../../domain/events/StoreEvent.ts"
@@ -28,9 +28,10 @@ export const make = Effect.gen(function*() {
     after === undefined ? Effect.void : Effect.flatMap(log.sweptThrough, (sweptThrough) =>
       after < sweptThrough ? Effect.fail(new CursorExpired({ after, sweptThrough })) : Effect.void)
 
+  // A place among the instance's streams first: a refused stream costs no store query.
   const stream = (after: EventId | undefined, types: ReadonlyArray<StoreEvent["type"]> | undefined) =>
     Effect.as(
-      unexpired(after),
+      Effect.andThen(fanout.admit, unexpired(after)),
       Reply.eventStream(
         Stream.merge(
           // A first line at once, so that the client knows the stream is open.
@@ -62,5 +63,5 @@ export const make = Effect.gen(function*() {
         return Reply.ok(EventJsonText.eventsJson(page), link === undefined ? undefined : { link })
       })
     }
-  } satisfies Pick<Handlers<never>, "listEvents">
+  } satisfies Pick<Handlers<Scope.Scope>, "listEvents">
 })

@@ -10,6 +10,7 @@ import type {
   PetNotAvailable,
   PetNotFound,
   StoreUnavailable,
+  StreamLimitReached,
   Unauthorized as DomainUnauthorized
 } from "../../../../domain/Errors.ts"
 import type {
@@ -48,6 +49,7 @@ export type DomainError =
   | DomainGone
   | DomainCursorExpired
   | StoreUnavailable
+  | StreamLimitReached
   | DomainIdempotencyKeyInUse
   | DomainIdempotencyKeyReused
 
@@ -65,6 +67,7 @@ interface HttpErrorFor {
   readonly Gone: Gone
   readonly CursorExpired: CursorExpired
   readonly StoreUnavailable: ServiceUnavailable
+  readonly StreamLimitReached: ServiceUnavailable
   readonly IdempotencyKeyInUse: IdempotencyKeyInUse
   readonly IdempotencyKeyReused: IdempotencyKeyReused
 }
@@ -83,6 +86,7 @@ const mappings: { readonly [K in DomainError["_tag"]]: (error: Extract<DomainErr
   Gone: (error) => new Gone({ message: error.message }),
   CursorExpired: (error) => new CursorExpired({ message: error.message }),
   StoreUnavailable: (error) => new ServiceUnavailable({ message: error.message }),
+  StreamLimitReached: (error) => new ServiceUnavailable({ message: error.message }),
   IdempotencyKeyInUse: (error) => new IdempotencyKeyInUse({ message: error.message }),
   IdempotencyKeyReused: (error) => new IdempotencyKeyReused({ message: error.message })
 }
@@ -91,3 +95,21 @@ const mappings: { readonly [K in DomainError["_tag"]]: (error: Extract<DomainErr
 export const toHttpError = <E extends DomainError>(error: E): HttpErrorFor[E["_tag"]] =>
   // TypeScript cannot correlate the record lookup with E; the mapped type above keeps each entry honest.
   (mappings[error._tag] as unknown as (error: E) => HttpErrorFor[E["_tag"]])(error)
+
+/**
+ * Seconds to wait before retrying, for the errors whose answer says so (`Retry-After`).
+ * A duplicate of an idempotent create has already waited 1 s for the first request, whose
+ * create usually takes milliseconds. A full instance's streams last as long as their
+ * clients stay, so a place frees up rarely: 5 s keeps a crowd of refused subscribers from
+ * asking again every second.
+ */
+const RETRY_AFTER_SECONDS: { readonly [K in DomainError["_tag"]]?: number } = {
+  IdempotencyKeyInUse: 1,
+  StreamLimitReached: 5
+}
+
+/** The headers of an error's answer besides its body: `Retry-After` for the errors that name a wait. */
+export const headersOf = (error: DomainError): Readonly<Record<string, string>> | undefined => {
+  const seconds = RETRY_AFTER_SECONDS[error._tag]
+  return seconds === undefined ? undefined : { "retry-after": String(seconds) }
+}

@@ -10,7 +10,7 @@ import type { IdempotencyKeyInUse, IdempotencyKeyReused } from "../../../../doma
 import { type IdempotentOutcome, StoredResponse } from "../../../../domain/idempotency/IdempotentRequest.ts"
 import { REPLAYED_HEADER } from "../../api/IdempotencyKeyHeader.ts"
 import { errorResponse } from "./ErrorResponses.ts"
-import { type DomainError, toHttpError } from "./HttpErrors.ts"
+import { type DomainError, headersOf, toHttpError } from "./HttpErrors.ts"
 import type { Reply } from "../routing/Reply.ts"
 
 /**
@@ -53,10 +53,6 @@ const sent = ({ replayed, response }: IdempotentOutcome) =>
     }
   })
 
-// Seconds a client waits before retrying a key still in use. The duplicate has already
-// waited 1 s for the first request, whose create usually takes milliseconds.
-const IN_USE_RETRY_AFTER = "1"
-
 /** The outcome of IdempotentCreates.run as the response: the kept answer, or the key's or store's error. */
 export const respond = <R>(
   run: Effect.Effect<IdempotentOutcome, IdempotencyKeyInUse | IdempotencyKeyReused | StoreUnavailable, R>
@@ -64,9 +60,6 @@ export const respond = <R>(
   run.pipe(
     Effect.map(sent),
     Effect.catch((error) =>
-      Effect.succeed(errorResponse(
-        toHttpError(error),
-        error._tag === "IdempotencyKeyInUse" ? { "retry-after": IN_USE_RETRY_AFTER } : undefined
-      ))
+      Effect.succeed(errorResponse(toHttpError(error), headersOf(error)))
     )
   )

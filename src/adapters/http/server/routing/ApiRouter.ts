@@ -39,7 +39,7 @@ import { SUNSET } from "../../api/Sunset.ts"
 import { WriteScope } from "../../api/WriteScope.ts"
 import * as BearerCheck from "../policies/BearerCheck.ts"
 import { errorResponse } from "../policies/ErrorResponses.ts"
-import { type DomainError, toHttpError } from "../policies/HttpErrors.ts"
+import { type DomainError, headersOf, toHttpError } from "../policies/HttpErrors.ts"
 import * as IdempotentResponses from "../policies/IdempotentResponses.ts"
 import * as Spans from "../../../observability/Spans.ts"
 import type { Reply } from "./Reply.ts"
@@ -126,7 +126,7 @@ const replied = (reply: Reply): Response =>
   })
 
 const answered = <R>(effect: Effect.Effect<Reply, DomainError, R>): Effect.Effect<Response, never, R> =>
-  Effect.match(effect, { onSuccess: replied, onFailure: (error) => errorResponse(toHttpError(error)) })
+  Effect.match(effect, { onSuccess: replied, onFailure: (error) => errorResponse(toHttpError(error), headersOf(error)) })
 
 /** The header names a headers schema declares, to skip decoding a request that sends none of them. */
 const declaredNames = (schema: Schema.Top): ReadonlyArray<string> =>
