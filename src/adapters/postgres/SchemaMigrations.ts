@@ -415,11 +415,9 @@ export const loader = Migrator.fromRecord({
         END IF;
         PERFORM pg_advisory_xact_lock(25974, 1);
         WITH numbering AS MATERIALIZED (
-          SELECT id AS provisional, nextval('events_id') AS number, clock_timestamp() AS at
-          FROM events WHERE id < 0 ORDER BY id DESC
+          SELECT id AS provisional, nextval('events_id') AS number FROM events WHERE id < 0 ORDER BY id DESC
         )
-        UPDATE events SET id = numbering.number, occurred_at = numbering.at
-        FROM numbering WHERE events.id = numbering.provisional;
+        UPDATE events SET id = numbering.number FROM numbering WHERE events.id = numbering.provisional;
         GET DIAGNOSTICS numbered = ROW_COUNT;
         IF numbered > 0 THEN
           PERFORM pg_notify(channel, '');

@@ -27,8 +27,8 @@ const GATHER = Duration.millis(20)
  * own with no round trip to this process inside it. When some event is unnumbered it
  * takes `pg_advisory_xact_lock(25974, 1)`, then in a new statement (READ COMMITTED: a
  * snapshot taken after the lock) gives every unnumbered row it sees a number from
- * `events_id`, in the order the rows were inserted, sets `occurred_at` to the time of
- * numbering, and notifies {@link EVENTS_CHANNEL} once.
+ * `events_id`, in the order the rows were inserted, and notifies {@link EVENTS_CHANNEL}
+ * once.
  *
  * Why a reader that has seen id n never later sees an id below n: only sequencers write
  * positive ids, and they serialize on the lock, which PostgreSQL releases only after the
@@ -37,9 +37,10 @@ const GATHER = Duration.millis(20)
  * become visible after run k's. Readers read `id > after`, never a provisional id. A
  * row's number is drawn once: the next run's snapshot no longer sees it unnumbered.
  *
- * `occurred_at` is when the event entered the feed, a few milliseconds after its commit
- * (a backstop interval at most, after a crash): so it rises with the id, and retention's
- * "older than" cut removes a prefix of the feed.
+ * `occurred_at` stays the time the writer inserted the row, the change's time (a webhook
+ * subscription receives what occurred after it was made): it rises with the id except
+ * between transactions that overlapped, by at most a transaction's duration, which
+ * retention's days-long "older than" cut can ignore.
  *
  * Who runs it: one background fiber per instance, woken by the repositories right after
  * their transactions commit (the wakes during a run and the 20 ms after it ask for one
