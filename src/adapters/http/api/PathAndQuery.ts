@@ -47,6 +47,13 @@ const invalidCursor = (input: string) =>
   new SchemaIssue.InvalidValue({ message: "is not a cursor this service issued" }, input)
 
 /**
+ * The cursor of a page that ends at `id`: what the cursor schemas below encode, written
+ * directly by the list handlers, which would otherwise run the schema's encoder (and a
+ * fiber for its effectful transformation) on every page.
+ */
+export const cursorOf = (id: bigint): string => Buffer.from(`${CURSOR_PREFIX}${id}`, "utf8").toString("base64url")
+
+/**
  * The opaque `cursor` of a next-page link: the last id of the previous page, so paging
  * is a keyset scan (no gaps or repeats when rows are added meanwhile).
  */
@@ -62,7 +69,7 @@ const cursorParam = <S extends Schema.Codec<bigint, bigint>>(id: S) =>
             ? Effect.succeed(BigInt(digits))
             : Effect.fail(invalidCursor(cursor))
         },
-        encode: (id: bigint) => Effect.succeed(Buffer.from(`${CURSOR_PREFIX}${id}`, "utf8").toString("base64url"))
+        encode: (id: bigint) => Effect.succeed(cursorOf(id))
       })
     )
   )

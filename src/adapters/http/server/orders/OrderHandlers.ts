@@ -8,7 +8,7 @@ import { PAGE_LIMIT_DEFAULT } from "../../../../domain/paging/PageLimit.ts"
 import { OrderRepository } from "../../../../ports/orders/OrderRepository.ts"
 import { PetRepository } from "../../../../ports/pets/PetRepository.ts"
 import { Api } from "../../api/Api.ts"
-import { OrderCursorParam } from "../../api/PathAndQuery.ts"
+import { cursorOf } from "../../api/PathAndQuery.ts"
 import { InventoryJson, OrderJson } from "../../api/StoreApi.ts"
 import type { Handlers } from "../routing/ApiRouter.ts"
 import { pathOf } from "../routing/EndpointPath.ts"
@@ -17,7 +17,6 @@ import * as Reply from "../routing/Reply.ts"
 
 const { getOrder, listOrders } = Api.groups.store.endpoints
 const orderPath = pathOf<"orderId">(getOrder)
-const encodeOrderCursor = Schema.encodeSync(OrderCursorParam)
 // Orders and the inventory are written by their wire schemas: RFC 3339 times, int64 digits.
 const encodeOrder = Schema.encodeSync(OrderJson)
 const encodeInventory = Schema.encodeSync(InventoryJson)
@@ -39,7 +38,7 @@ export const make = Effect.gen(function*() {
             limit,
             path: listOrders.path,
             filters: [["status", query.status], ["petId", query.petId]],
-            cursorOf: encodeOrderCursor
+            cursorOf: cursorOf
           })
           return Reply.ok(JSON.stringify(page.map((order) => encodeOrder(order))), link === undefined ? undefined : { link })
         }

@@ -1,5 +1,5 @@
 /** The `animals` operations: listPets, createPet, updatePet, deletePet and the deprecated getPet. */
-import { Effect, Schema } from "effect"
+import { Effect } from "effect"
 import { createPetIdentity } from "../../../../domain/idempotency/IdempotentRequest.ts"
 import { NewPet } from "../../../../domain/pets/NewPet.ts"
 import type { Pet } from "../../../../domain/pets/Pet.ts"
@@ -7,7 +7,7 @@ import { PetPatch } from "../../../../domain/pets/PetPatch.ts"
 import { PAGE_LIMIT_DEFAULT } from "../../../../domain/paging/PageLimit.ts"
 import { PetRepository } from "../../../../ports/pets/PetRepository.ts"
 import { Api } from "../../api/Api.ts"
-import { CursorParam } from "../../api/PathAndQuery.ts"
+import { cursorOf } from "../../api/PathAndQuery.ts"
 import { etagOf, preconditionOf } from "../../api/PetEntityTag.ts"
 import { petJson, petsJson } from "../../api/PetJsonText.ts"
 import type { Handlers, Input } from "../routing/ApiRouter.ts"
@@ -17,7 +17,6 @@ import * as Reply from "../routing/Reply.ts"
 
 const { getPet, listPets } = Api.groups.animals.endpoints
 const petPath = pathOf<"petId">(getPet)
-const encodeCursor = Schema.encodeSync(CursorParam)
 
 // The payload is decoded by NewPet's own fields, so its checks need not run again.
 const newPet = ({ payload }: Input<"createPet">) => new NewPet(payload, { disableChecks: true })
@@ -38,7 +37,7 @@ export const make = Effect.gen(function*() {
         limit,
         path: listPets.path,
         filters: [["status", query.status]],
-        cursorOf: encodeCursor
+        cursorOf: cursorOf
       })
       return Reply.ok(petsJson(page), link === undefined ? undefined : { link })
     })

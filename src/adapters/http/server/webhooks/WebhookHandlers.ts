@@ -7,7 +7,7 @@ import type { WebhookSubscription } from "../../../../domain/webhooks/WebhookSub
 import { type IssuedWebhook, WebhookRepository } from "../../../../ports/webhooks/WebhookRepository.ts"
 import { WebhookSender } from "../../../../ports/webhooks/WebhookSender.ts"
 import { Api } from "../../api/Api.ts"
-import { DeliveryCursorParam } from "../../api/PathAndQuery.ts"
+import { cursorOf } from "../../api/PathAndQuery.ts"
 import { DeliveryJson, IssuedWebhookJson, WebhookJson } from "../../api/WebhooksApi.ts"
 import type { Handlers } from "../routing/ApiRouter.ts"
 import { pathOf } from "../routing/EndpointPath.ts"
@@ -20,7 +20,6 @@ const deliveriesPath = pathOf<"webhookId">(listWebhookDeliveries)
 const encodeWebhook = Schema.encodeSync(WebhookJson)
 const encodeIssued = Schema.encodeSync(IssuedWebhookJson)
 const encodeDelivery = Schema.encodeSync(DeliveryJson)
-const encodeDeliveryCursor = Schema.encodeSync(DeliveryCursorParam)
 
 // The wire's flat state: `state`, and why and since when a disabled one stopped.
 const wire = (webhook: WebhookSubscription): typeof WebhookJson.Type => ({
@@ -76,7 +75,7 @@ export const make = Effect.gen(function*() {
             limit,
             path: deliveriesPath({ webhookId: params.webhookId }),
             filters: [],
-            cursorOf: encodeDeliveryCursor
+            cursorOf: cursorOf
           })
           return Reply.ok(JSON.stringify(page.map(deliveryJson)), link === undefined ? undefined : { link })
         }
