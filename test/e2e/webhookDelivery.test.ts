@@ -48,6 +48,25 @@ const deliveriesOf = async (service: ServiceProcess, id: number) =>
     error?: string
   }>
 
+/** After a restart: `/hold` got the event `id` again, with the same webhook-id, and `service` recorded it delivered. */
+const expectDeliveredAgain = async (
+  hooks: Receiver,
+  service: ServiceProcess,
+  hold: { id: number; secret: string },
+  id: number | undefined,
+  timeoutMs: number
+) => {
+  await eventually(async () => hooks.to("/hold").length >= 2, timeoutMs, "the delivery again after the restart")
+  const [before, after] = hooks.to("/hold")
+  expect(after!.headers["webhook-id"]).toBe(before!.headers["webhook-id"])
+  expect(verified(after!, hold.secret).data["id"]).toBe(id)
+  await eventually(
+    async () => (await deliveriesOf(service, hold.id)).some((attempt) => attempt.outcome === "delivered"),
+    10_000,
+    "the delivery recorded"
+  )
+}
+
 const env = (store: Record<string, string>) => ({ ...store, API_KEYS: KEY, WEBHOOK_ALLOW_PRIVATE: "true" })
 
 describe.skipIf(!postgresAvailable)("PostgreSQL store", () => {
@@ -101,15 +120,7 @@ describe.skipIf(!postgresAvailable)("PostgreSQL store", () => {
     await first.kill9()
     hooks.answerHeld()
     const second = await startService({ env: store })
-    await eventually(async () => hooks.to("/hold").length >= 2, 30_000, "the delivery again after the restart")
-    const [before, after] = hooks.to("/hold")
-    expect(after!.headers["webhook-id"]).toBe(before!.headers["webhook-id"])
-    expect(verified(after!, hold.secret).data["id"]).toBe(id)
-    await eventually(
-      async () => (await deliveriesOf(second, hold.id)).some((attempt) => attempt.outcome === "delivered"),
-      10_000,
-      "the delivery recorded"
-    )
+    await expectDeliveredAgain(hooks, second, hold, id, 30_000)
   }, 90_000)
 
   it("two instances on one database share the work: every event once, in order", async () => {
@@ -155,16 +166,8 @@ describe("embedded and memory stores", () => {
     hooks.answerHeld()
     const second = await startService({ env: store, startTimeoutMs: 60_000 })
     // The lease was released at the shutdown: no WEBHOOK_LEASE (30 s) to wait out.
-    await eventually(async () => hooks.to("/hold").length >= 2, 15_000, "the delivery again after the restart")
-    const [before, after] = hooks.to("/hold")
-    expect(after!.headers["webhook-id"]).toBe(before!.headers["webhook-id"])
-    expect(verified(after!, hold.secret).data["id"]).toBe(id)
+    await expectDeliveredAgain(hooks, second, hold, id, 15_000)
     // The cut-short attempt was not recorded: the one after the restart is the first.
-    await eventually(
-      async () => (await deliveriesOf(second, hold.id)).some((attempt) => attempt.outcome === "delivered"),
-      10_000,
-      "the delivery recorded"
-    )
     expect(await deliveriesOf(second, hold.id)).toMatchObject([{ eventId: expect.any(Number), attempt: 1, outcome: "delivered" }])
   }, 120_000)
 

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { PgClient } from "@effect/sql-pg"
-import { Context, Duration, Effect, Exit, Layer, Option, Redacted, Tracer } from "effect"
+import { Context, Duration, Effect, Exit, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import * as IdempotentCreatesSql from "../../../src/adapters/postgres/idempotency/IdempotentCreatesSql.ts"
 import * as ApiKeyStoreSql from "../../../src/adapters/postgres/keys/ApiKeyStoreSql.ts"
@@ -12,6 +12,7 @@ import * as PostgresClient from "../../../src/adapters/postgres/PostgresClient.t
 import { StoreUnavailable } from "../../../src/domain/Errors.ts"
 import { PetId } from "../../../src/domain/pets/PetId.ts"
 import { PetRepository } from "../../../src/ports/pets/PetRepository.ts"
+import { recordingTracer } from "../observability/RecordingTracer.ts"
 import { freshDatabaseUrl, postgresAvailable, serverUrl } from "./TestDatabase.ts"
 
 const options = { timeout: "10 seconds" } as const
@@ -29,14 +30,7 @@ const client = (url: Redacted.Redacted) => PostgresClient.layer({ url, poolSize:
 /** The text of every statement sent while `effect` runs, from the statements' spans. */
 const statementsOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.suspend(() => {
-    const spans: Array<Tracer.NativeSpan> = []
-    const tracer = Tracer.make({
-      span: (options) => {
-        const span = new Tracer.NativeSpan(options)
-        spans.push(span)
-        return span
-      }
-    })
+    const { spans, tracer } = recordingTracer()
     return Effect.map(
       Effect.withTracer(effect, tracer),
       (result) => {
