@@ -289,6 +289,14 @@ export class ServiceProcess {
     if (this.#exit === undefined) this.child.kill(signal)
   }
 
+  /** Sends `signal`, then waits for the exit (as waitForExit) and says how long it took. */
+  async exitTimed(signal: NodeJS.Signals, timeoutMs: number): Promise<{ readonly exit: ExitStatus; readonly exitMs: number }> {
+    const signalledAt = Date.now()
+    this.signal(signal)
+    const exit = await this.waitForExit(timeoutMs)
+    return { exit, exitMs: Date.now() - signalledAt }
+  }
+
   /** Resolves with the exit status; rejects when the process is still running after `timeoutMs`. */
   async waitForExit(timeoutMs: number): Promise<ExitStatus> {
     const result = await this.#exitedWithin(timeoutMs)

@@ -53,10 +53,7 @@ describe.each(["SIGTERM", "SIGINT"] as const)("%s", (signal) => {
     // An idle keep-alive connection (fetch pools them) must not hold the process up.
     expect((await service.request("GET", "/healthz")).status).toBe(200)
 
-    const signalledAt = Date.now()
-    service.signal(signal)
-    const exit = await service.waitForExit(10_000)
-    const shutdownMs = Date.now() - signalledAt
+    const { exit, exitMs: shutdownMs } = await service.exitTimed(signal, 10_000)
     expect(exit, service.output).toEqual({ code: 0, signal: null })
     // A few seconds, with room for a loaded two-core machine.
     expect(shutdownMs).toBeLessThan(8_000)

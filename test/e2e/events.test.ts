@@ -165,10 +165,7 @@ for (const [name, env, available] of stores) {
       const stopping = await startService({ env: { API_KEYS: API_KEY, ...(await env()) }, startTimeoutMs: 60_000 })
       const clients = await Promise.all([subscribe(stopping), subscribe(stopping)])
       for (const client of clients) await client.waitFor((frames) => frames.some((frame) => frame.comment === "connected"))
-      const signalledAt = Date.now()
-      stopping.signal("SIGTERM")
-      const exit = await stopping.waitForExit(15_000)
-      const exitMs = Date.now() - signalledAt
+      const { exit, exitMs } = await stopping.exitTimed("SIGTERM", 15_000)
       expect(exit, stopping.output).toEqual({ code: 0, signal: null })
       // The drain allows 10 s (DRAIN_TIMEOUT); streams no longer hold it.
       expect(exitMs, stopping.output).toBeLessThan(5_000)

@@ -80,12 +80,7 @@ const backendsOf = async (database: string, only: "all" | "listeners" = "all"): 
 }
 
 /** SIGTERM, then how long the process took to exit and with what. */
-const terminate = async (service: ServiceProcess) => {
-  const signalledAt = Date.now()
-  service.signal("SIGTERM")
-  const exit = await service.waitForExit(SHUTDOWN_BOUND_MS + SLACK_MS)
-  return { exit, exitMs: Date.now() - signalledAt }
-}
+const terminate = (service: ServiceProcess) => service.exitTimed("SIGTERM", SHUTDOWN_BOUND_MS + SLACK_MS)
 
 /** The log lines that name something that did not close. */
 const notClosed = (service: ServiceProcess): Array<string> =>

@@ -155,10 +155,7 @@ describe("embedded and memory stores", () => {
     const hold = await subscribe(first, hooks.url("/hold"))
     const [id] = await createPets(first, ["hung"])
     await eventually(async () => hooks.to("/hold").length === 1, 15_000, "the delivery under way")
-    const signalledAt = Date.now()
-    first.signal("SIGTERM")
-    const exit = await first.waitForExit(20_000)
-    const exitMs = Date.now() - signalledAt
+    const { exit, exitMs } = await first.exitTimed("SIGTERM", 20_000)
     expect(exit, first.output).toEqual({ code: 0, signal: null })
     // Well within the 10 s drain, and not the delivery's own 5 s timeout waited out.
     expect(exitMs, first.output).toBeLessThan(4_000)
