@@ -10,12 +10,13 @@ import type { EventType } from "../../../src/domain/events/EventType.ts"
 import { CategoryId } from "../../../src/domain/pets/CategoryId.ts"
 import { NewPet } from "../../../src/domain/pets/NewPet.ts"
 import { PetName } from "../../../src/domain/pets/PetName.ts"
-import type { AttemptResult } from "../../../src/domain/webhooks/DeliveryAttempt.ts"
+import type { AttemptResult, DeliveryAttempt } from "../../../src/domain/webhooks/DeliveryAttempt.ts"
 import type { WebhookUrl } from "../../../src/domain/webhooks/WebhookUrl.ts"
 import type { EventLog } from "../../../src/ports/events/EventLog.ts"
 import { PetRepository } from "../../../src/ports/pets/PetRepository.ts"
 import { WebhookRepository } from "../../../src/ports/webhooks/WebhookRepository.ts"
 import { type WebhookDelivery, WebhookSender } from "../../../src/ports/webhooks/WebhookSender.ts"
+import type { WebhookId } from "../../../src/domain/webhooks/WebhookId.ts"
 import { recordingTracer } from "../../adapters/observability/RecordingTracer.ts"
 
 type Answer = AttemptResult["outcome"]
@@ -63,6 +64,16 @@ const until = (done: () => boolean, options: { readonly step?: Duration.Input; r
     }
     assert.fail("the dispatcher did not get there")
   })
+
+/**
+ * The attempts recorded for `webhook`, once `done` holds of them: an attempt is recorded just
+ * after the receiver answers, so a test that saw the answer waits for the record (real time).
+ */
+const recordedWhen = (webhook: WebhookId, done: (attempts: ReadonlyArray<DeliveryAttempt>) => boolean) =>
+  WebhookRepository.use((repository) => repository.deliveries(webhook, { after: 0n, limit: 1000 })).pipe(
+    Effect.repeat({ until: done, schedule: Schedule.spaced("20 millis"), times: 250 }),
+    TestClock.withLive
+  )
 
 const subscribe = (path: string, types: readonly [EventType, ...Array<EventType>] = ["pet.created"]) =>
   Effect.gen(function*() {
@@ -116,8 +127,7 @@ export const webhookDispatcherContract = (
         yield* TestClock.adjust("1 minute")
         yield* TestClock.withLive(Effect.sleep("50 millis"))
         assert.strictEqual(receiver.to(webhook.url).length, 3)
-        const repository = yield* WebhookRepository
-        const attempts = yield* repository.deliveries(webhook.id, { after: 0n, limit: 10 })
+        const attempts = yield* recordedWhen(webhook.id, (attempts) => attempts.length >= 3)
         assert.deepStrictEqual(attempts.map((attempt) => [attempt.outcome, attempt.attempt]), [
           ["delivered", 1],
           ["delivered", 1],
@@ -159,16 +169,7 @@ export const webhookDispatcherContract = (
         // Full jitter within 0–5 s, then 0–10 s (plus the poll's step).
         assert.isAtMost(tries[1]!.at - tries[0]!.at, 6_000)
         assert.isAtMost(tries[2]!.at - tries[1]!.at, 11_000)
-        const repository = yield* WebhookRepository
-        // The third try's record follows its answer: wait for it in live time (the schedule's clock stands still).
-        const recorded = yield* repository.deliveries(webhook.id, { after: 0n, limit: 10 }).pipe(
-          Effect.repeat({
-            until: (attempts) => attempts.length >= 3,
-            schedule: Schedule.spaced("20 millis"),
-            times: 250
-          }),
-          TestClock.withLive
-        )
+        const recorded = yield* recordedWhen(webhook.id, (attempts) => attempts.length >= 3)
         assert.deepStrictEqual(recorded.slice(0, 3).map((attempt) => [attempt.outcome, attempt.attempt]), [
           ["retry", 1],
           ["retry", 2],
@@ -185,7 +186,6 @@ export const webhookDispatcherContract = (
     it.live("an event still failing after 24 hours is given up, recorded so, and the next one is delivered", () =>
       run(Effect.gen(function*() {
         const pets = yield* PetRepository
-        const repository = yield* WebhookRepository
         const webhook = yield* subscribe("given-up")
         receiver.answers.set(webhook.url, "retry")
         yield* pets.create(pet("doomed"))
@@ -202,15 +202,13 @@ export const webhookDispatcherContract = (
           receiver.to(webhook.url).some((delivery) =>
             delivery.answer === "delivered" && JSON.parse(delivery.body).data.name === "survivor"
           ), { step: "10 minutes", times: 400 })
-        // The last attempt is recorded just after it is sent.
-        yield* TestClock.withLive(Effect.sleep("100 millis"))
         const doomed = receiver.to(webhook.url).filter((delivery) => JSON.parse(delivery.body).data.name === "doomed")
         // Retried across the window, none scheduled past it (the clock moves by 10 minutes
         // at a time, and a SQL store's round trips can let it move again before an attempt).
         assert.isAtLeast(doomed.at(-1)!.at - started, Duration.toMillis(Duration.hours(23)))
         assert.isAtMost(doomed.at(-1)!.at - started, Duration.toMillis(Duration.hours(25)))
         assert.isAbove(doomed.length, 11)
-        const recorded = yield* repository.deliveries(webhook.id, { after: 0n, limit: 1000 })
+        const recorded = yield* recordedWhen(webhook.id, (attempts) => attempts.at(-1)?.outcome === "delivered")
         const lastOfDoomed = recorded.filter((attempt) => attempt.eventId === recorded[0]!.eventId).at(-1)!
         assert.strictEqual(lastOfDoomed.outcome, "retry")
         assert.include(lastOfDoomed.error ?? "", "given up")
@@ -284,9 +282,9 @@ export const webhookDispatcherContract = (
         const deliveredNames = () =>
           receiver.to(webhook.url).filter((delivery) => delivery.at > started).map((delivery) => JSON.parse(delivery.body).data.name)
         yield* until(() => deliveredNames().includes(names.at(-1)!), { step: "30 seconds", times: 400 })
-        const repository = yield* WebhookRepository
-        const delivered = (yield* repository.deliveries(webhook.id, { after: 0n, limit: 1000 }))
-          .filter((attempt) => attempt.outcome === "delivered")
+        const isDelivered = (attempt: DeliveryAttempt) => attempt.outcome === "delivered"
+        const delivered = (yield* recordedWhen(webhook.id, (attempts) => attempts.filter(isDelivered).length >= names.length))
+          .filter(isDelivered)
           .map((attempt) => attempt.eventId)
         assert.strictEqual(delivered.length, names.length)
         assert.deepStrictEqual(deliveredNames().filter((name, index, all) => all.indexOf(name) === index), names)
