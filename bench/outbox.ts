@@ -10,8 +10,8 @@
  * rounds (the order reversed every other round):
  *
  * - without: the SQL adapters' statements, without the event insert;
- * - with: the same statements with the event, as the adapters write it (the pet create's
- *   CTE copied from PetRepositorySql, appendEvent itself in the order transactions), and
+ * - with: the same statements with the event, as the adapters write it (in the change's
+ *   own statement: the CTEs copied from PetRepositorySql and OrderRepositorySql), and
  *   the EventSequencer woken after each commit, numbering the events meanwhile;
  * - diagnostics, to tell the parts apart: with, no wake (the row alone; the sequencer's
  *   1 s backstop numbers it); numbered at COMMIT: the mechanism before the sequencer,
@@ -27,17 +27,15 @@
  * Writes an OutboxResult as JSON to args.resultPath.
  */
 import { Duration, Effect, Layer, Redacted, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import { SqlClient, type Statement } from "effect/sql"
 import { writeFileSync } from "node:fs"
 import pg from "pg"
 import * as EmbeddedDatabase from "../src/adapters/embedded/EmbeddedDatabase.ts"
-import { appendEvent } from "../src/adapters/postgres/events/EventAppend.ts"
 import { EVENTS_CHANNEL, EventSequencer } from "../src/adapters/postgres/events/EventSequencer.ts"
 import * as Migrations from "../src/adapters/postgres/Migrations.ts"
 import * as OrderRepositorySql from "../src/adapters/postgres/orders/OrderRepositorySql.ts"
 import * as PetRepositorySql from "../src/adapters/postgres/pets/PetRepositorySql.ts"
 import * as PostgresClient from "../src/adapters/postgres/PostgresClient.ts"
-import { type EventData, eventDataText } from "../src/domain/events/EventData.ts"
 import { EventType } from "../src/domain/events/EventType.ts"
 import { OrderId } from "../src/domain/orders/OrderId.ts"
 import { NewPet } from "../src/domain/pets/NewPet.ts"
@@ -98,26 +96,11 @@ type Recording = "none" | "outbox" | "no wake" | "at commit"
 // Columns the adapters read back.
 const PET_COLUMNS = "id, name, category_id, status, version"
 const ORDER_COLUMNS = "id, pet_id, quantity, status, created_at, updated_at"
+const ISO_UTC = 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
 
 interface OrderRow {
   readonly id: unknown
-  readonly pet_id: unknown
-  readonly quantity: number
-  readonly status: string
-  readonly created_at: Date
-  readonly updated_at: Date
 }
-
-// orderData's shape, built from the raw row (the adapter builds it from the decoded Order).
-const orderEventData = (row: OrderRow): EventData => ({
-  id: BigInt(String(row.id)),
-  petId: BigInt(String(row.pet_id)),
-  quantity: BigInt(row.quantity),
-  status: row.status,
-  complete: row.status === "delivered",
-  createdAt: new Date(row.created_at).toISOString(),
-  updatedAt: new Date(row.updated_at).toISOString()
-})
 
 interface Actions {
   readonly create: (client: number) => Effect.Effect<bigint, unknown>
@@ -129,19 +112,18 @@ interface Actions {
 const statements = (sql: SqlClient.SqlClient, sequencer: EventSequencer["Service"], recording: Recording): Actions => {
   const table = recording === "at commit" ? "events_at_commit" : "events"
   const notify = recording === "at commit"
-  const record = (type: EventType, data: EventData) => {
-    switch (recording) {
-      case "none":
-        return Effect.void
-      case "outbox":
-      case "no wake":
-        return appendEvent(sql, type, data)
-      case "at commit":
-        return Effect.asVoid(sql`
-          INSERT INTO events_at_commit (type, data)
-          SELECT ${type}, ${eventDataText(data)}::json FROM pg_notify(${EVENTS_CHANNEL}, '')`)
-    }
-  }
+  // OrderRepositorySql's recordingOrder: the order's change and its event in one statement.
+  const recordingOrder = (type: EventType, complete: boolean, change: Statement.Statement<OrderRow>) =>
+    recording === "none" ? change : sql<OrderRow>`
+      WITH changed AS (${change}),
+           recorded AS (
+             INSERT INTO ${sql(table)} (type, data, trace_parent)
+             SELECT ${type}, json_build_object(
+               'id', id, 'petId', pet_id, 'quantity', quantity, 'status', status, 'complete', ${complete}::boolean,
+               'createdAt', to_char(created_at AT TIME ZONE 'UTC', ${ISO_UTC}),
+               'updatedAt', to_char(updated_at AT TIME ZONE 'UTC', ${ISO_UTC})), ${null}
+             FROM ${notify ? sql`changed, pg_notify(${EVENTS_CHANNEL}, '')` : sql`changed`})
+      SELECT ${sql.literal(ORDER_COLUMNS)} FROM changed`
   // As the repositories do: after the transaction commits.
   const committed = recording === "outbox" ? sequencer.wake : Effect.void
   const insertPet = (client: number) =>
@@ -168,9 +150,12 @@ const statements = (sql: SqlClient.SqlClient, sequencer: EventSequencer["Service
         const claimed = yield* sql`UPDATE pets SET status = 'pending', version = version + 1
           WHERE id = ${petId} AND status = 'available' AND deleted_at IS NULL RETURNING id`
         if (claimed.length === 0) return yield* Effect.die(new Error(`pet ${petId} was not available`))
-        const [order] = yield* sql<OrderRow>`INSERT INTO orders (pet_id, quantity, status) VALUES (${petId}, 1, 'placed')
-          RETURNING ${sql.literal(ORDER_COLUMNS)}`
-        yield* record("order.placed", orderEventData(order!))
+        const [order] = yield* recordingOrder(
+          "order.placed",
+          false,
+          sql`INSERT INTO orders (pet_id, quantity, status) VALUES (${petId}, 1, 'placed')
+              RETURNING ${sql.literal(ORDER_COLUMNS)}`
+        )
         return BigInt(String(order!.id))
       })).pipe(Effect.tap(() => committed)),
     approve: (orderId) =>
@@ -178,10 +163,13 @@ const statements = (sql: SqlClient.SqlClient, sequencer: EventSequencer["Service
         const [locked] = yield* sql<{ readonly pet_id: unknown; readonly status: string }>`
           SELECT pet_id, status FROM orders WHERE id = ${orderId} FOR UPDATE`
         if (locked?.status !== "placed") return yield* Effect.die(new Error(`order ${orderId} was not placed`))
-        const [order] = yield* sql<OrderRow>`UPDATE orders SET status = 'approved', updated_at = now() WHERE id = ${orderId}
-          RETURNING ${sql.literal(ORDER_COLUMNS)}`
+        yield* recordingOrder(
+          "order.approved",
+          false,
+          sql`UPDATE orders SET status = 'approved', updated_at = now() WHERE id = ${orderId}
+              RETURNING ${sql.literal(ORDER_COLUMNS)}`
+        )
         yield* sql`UPDATE pets SET status = 'pending', version = version + 1 WHERE id = ${BigInt(String(locked.pet_id))}`
-        yield* record("order.approved", orderEventData(order!))
       })).pipe(Effect.tap(() => committed))
   }
 }

@@ -12,8 +12,10 @@ export const recording = <A, E, R>(statement: (traceParent: string | null) => Ef
   Effect.withFiber((fiber) => statement(TraceParent.current(fiber) ?? null))
 
 /**
- * Records one change in the outbox: the one statement every SQL repository runs for each
- * change, inside the change's transaction (as its last write, by convention).
+ * Records one change in the outbox, as a statement of its own inside the change's
+ * transaction. Where the event's data can be written by the database, the repositories
+ * write it in the change's own statement instead (a round trip fewer): pet creates and
+ * order actions.
  *
  * The row has a provisional negative id until EventSequencer numbers it, after the
  * transaction commits (the repository wakes the sequencer then): the writer takes no

@@ -1,10 +1,9 @@
 import { Duration, Effect, Layer, Result, Schema } from "effect"
-import { type Migrator, SqlClient, type SqlError, SqlSchema } from "effect/sql"
+import { type Migrator, SqlClient, type SqlError, SqlSchema, type Statement } from "effect/sql"
 import { OrderNotFound, PetNotFound } from "../../../domain/Errors.ts"
-import { orderData } from "../../../domain/events/EventData.ts"
-import { ORDER_EVENT_TYPE } from "../../../domain/events/EventType.ts"
+import { ORDER_EVENT_TYPE, type EventType } from "../../../domain/events/EventType.ts"
 import { Order, OrderQuantity } from "../../../domain/orders/Order.ts"
-import type { OrderTransitionEvent } from "../../../domain/orders/OrderEvent.ts"
+import { OrderEvent, type OrderTransitionEvent } from "../../../domain/orders/OrderEvent.ts"
 import { OrderId } from "../../../domain/orders/OrderId.ts"
 import type { OrderQuery } from "../../../domain/orders/OrderQuery.ts"
 import { isComplete, OrderStatus } from "../../../domain/orders/OrderStatus.ts"
@@ -12,12 +11,17 @@ import { decide, decidePlace, ORDER_TRANSITIONS, ORDERABLE_PET_STATUS } from "..
 import { PetId } from "../../../domain/pets/PetId.ts"
 import { PetStatus } from "../../../domain/pets/PetStatus.ts"
 import { OrderRepository } from "../../../ports/orders/OrderRepository.ts"
-import { appendEvent } from "../events/EventAppend.ts"
+import { recording } from "../events/EventAppend.ts"
 import { EventSequencer } from "../events/EventSequencer.ts"
 import * as Migrations from "../Migrations.ts"
 import type { Options } from "../pets/PetRepositorySql.ts"
 import { unavailableOrDie } from "../UnavailableOrDie.ts"
 import * as Spans from "../../observability/Spans.ts"
+
+const ORDER_COLUMNS = "id, pet_id, quantity, status, created_at, updated_at"
+
+// to_char's pattern for an RFC 3339 UTC time with milliseconds, as Date#toISOString writes it.
+const ISO_UTC = 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
 
 // Rows are decoded through the domain schemas, so a row no service could have written fails loudly.
 const OrderRow = Schema.Struct({
@@ -60,7 +64,7 @@ export const pageStatement = (
     ...(page.status === null ? [] : [sql`status = ${page.status}`]),
     sql`id > ${page.after}`
   ]
-  return sql`SELECT id, pet_id, quantity, status, created_at, updated_at FROM orders
+  return sql`SELECT ${sql.literal(ORDER_COLUMNS)} FROM orders
              WHERE ${sql.and(conditions)} ORDER BY id LIMIT ${page.limit}`
 }
 
@@ -78,8 +82,8 @@ export const pageStatement = (
  *   the order and its pet. A second caller on the same order waits for the lock and
  *   decides on the status the first one left.
  *
- * Each change's event (EventAppend) is its last write, in the same transaction; the
- * sequencer is woken once the transaction has committed.
+ * Each change's event is written by the statement that writes the order (recordingOrder),
+ * in the same transaction; the sequencer is woken once the transaction has committed.
  * Lock order is pet then new order row in `place` and order then pet in `transition`;
  * they cannot deadlock, because `place` only claims a pet with no open order, and a
  * `transition` only writes a pet after finding its order open.
@@ -108,12 +112,35 @@ export const make = (options: Options) =>
     const setPetStatus = (petId: PetId, status: PetStatus) =>
       Effect.asVoid(sql`UPDATE pets SET status = ${status}, version = version + 1 WHERE id = ${petId}`)
 
+    // An order's change and its event in ONE statement: an action's transaction has no
+    // round trip for the outbox. The event's data is orderData's JSON written by the
+    // database (times as DateTime.formatIso writes what the driver reads: UTC,
+    // milliseconds truncated); the EventLog contract checks on every store that the two
+    // agree. `complete` is the domain's rule, applied to the status the change writes.
+    const recordingOrder = (type: EventType, status: OrderStatus, change: Statement.Statement<unknown>) =>
+      recording((traceParent) =>
+        sql`WITH changed AS (${change}),
+                 recorded AS (
+                   INSERT INTO events (type, data, trace_parent)
+                   SELECT ${type}, json_build_object(
+                     'id', id, 'petId', pet_id, 'quantity', quantity, 'status', status,
+                     'complete', ${isComplete(status)}::boolean,
+                     'createdAt', to_char(created_at AT TIME ZONE 'UTC', ${ISO_UTC}),
+                     'updatedAt', to_char(updated_at AT TIME ZONE 'UTC', ${ISO_UTC})), ${traceParent}
+                   FROM changed)
+            SELECT ${sql.literal(ORDER_COLUMNS)} FROM changed`
+      )
+
     const insertOrder = SqlSchema.findOne({
       Request: Schema.Struct({ petId: PetId, status: OrderStatus }),
       Result: OrderRow,
       execute: ({ petId, status }) =>
-        sql`INSERT INTO orders (pet_id, quantity, status) VALUES (${petId}, 1, ${status})
-            RETURNING id, pet_id, quantity, status, created_at, updated_at`
+        recordingOrder(
+          ORDER_EVENT_TYPE.place,
+          status,
+          sql`INSERT INTO orders (pet_id, quantity, status) VALUES (${petId}, 1, ${status})
+              RETURNING ${sql.literal(ORDER_COLUMNS)}`
+        )
     })
 
     const lockOrder = SqlSchema.findAll({
@@ -123,18 +150,22 @@ export const make = (options: Options) =>
     })
 
     const updateOrder = SqlSchema.findOne({
-      Request: Schema.Struct({ id: OrderId, status: OrderStatus }),
+      Request: Schema.Struct({ id: OrderId, status: OrderStatus, event: OrderEvent }),
       Result: OrderRow,
-      execute: ({ id, status }) =>
-        sql`UPDATE orders SET status = ${status}, updated_at = now() WHERE id = ${id}
-            RETURNING id, pet_id, quantity, status, created_at, updated_at`
+      execute: ({ event, id, status }) =>
+        recordingOrder(
+          ORDER_EVENT_TYPE[event],
+          status,
+          sql`UPDATE orders SET status = ${status}, updated_at = now() WHERE id = ${id}
+              RETURNING ${sql.literal(ORDER_COLUMNS)}`
+        )
     })
 
     const byId = SqlSchema.findAll({
       Request: OrderId,
       Result: OrderRow,
       execute: (id) =>
-        sql`SELECT id, pet_id, quantity, status, created_at, updated_at FROM orders WHERE id = ${id}`
+        sql`SELECT ${sql.literal(ORDER_COLUMNS)} FROM orders WHERE id = ${id}`
     })
 
     const page = SqlSchema.findAll({
@@ -161,9 +192,7 @@ export const make = (options: Options) =>
           // Made available again in between (its order cancelled): the pet is ours now.
           yield* setPetStatus(petId, decision.success.pet)
         }
-        const order = toOrder(yield* insertOrder({ petId, status: PLACE.order }))
-        yield* appendEvent(sql, ORDER_EVENT_TYPE.place, orderData(order))
-        return order
+        return toOrder(yield* insertOrder({ petId, status: PLACE.order }))
       })).pipe(Effect.tap(() => sequencer.wake), Effect.catchTag("NoSuchElementError", Effect.die), guard)
     )
 
@@ -182,11 +211,9 @@ export const make = (options: Options) =>
         if (order === undefined) return yield* new OrderNotFound({ id })
         const decision = decide(id, order.status, event)
         if (Result.isFailure(decision)) return yield* decision.failure
-        const updated = yield* updateOrder({ id, status: decision.success.order })
+        const updated = yield* updateOrder({ id, status: decision.success.order, event })
         yield* setPetStatus(order.pet_id, decision.success.pet)
-        const after = toOrder(updated)
-        yield* appendEvent(sql, ORDER_EVENT_TYPE[event], orderData(after))
-        return after
+        return toOrder(updated)
       })).pipe(Effect.tap(() => sequencer.wake), Effect.catchTag("NoSuchElementError", Effect.die), guard)
     )
 
