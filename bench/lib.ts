@@ -4,7 +4,7 @@
  * formatting. Nothing here talks to anything but 127.0.0.1.
  */
 import { type ChildProcess, spawn, type SpawnOptions } from "node:child_process"
-import { readFileSync, writeFileSync } from "node:fs"
+import { readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { fileURLToPath } from "node:url"
 
@@ -147,6 +147,24 @@ export const cpuMillisOf = (pid: number | undefined): number | undefined => {
   } catch {
     return undefined
   }
+}
+
+/**
+ * CPU time of every process of this machine's PostgreSQL server (backends and auxiliary
+ * processes: WAL writer, checkpointer, autovacuum), in milliseconds; 0 when none is visible.
+ */
+export const postgresCpuMillis = (): number => {
+  let total = 0
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() !== "postgres") continue
+    } catch {
+      continue
+    }
+    total += cpuMillisOf(Number(entry)) ?? 0
+  }
+  return total
 }
 
 // ---------------------------------------------------------------------------------------

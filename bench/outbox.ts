@@ -41,7 +41,7 @@ import { OrderId } from "../src/domain/orders/OrderId.ts"
 import { NewPet } from "../src/domain/pets/NewPet.ts"
 import { PetId } from "../src/domain/pets/PetId.ts"
 import { runChildMain } from "./child-main.ts"
-import { median } from "./lib.ts"
+import { median, postgresCpuMillis } from "./lib.ts"
 
 export interface OutboxArgs {
   readonly store: "embedded" | "postgres"
@@ -76,6 +76,10 @@ export interface OutboxRow {
   readonly createMs: number
   readonly placeMs: number
   readonly approveMs: number
+  /** CPU per iteration, in microseconds, over every round: this process (with PGlite, the database too) ... */
+  readonly processCpuUs: number
+  /** ... and PostgreSQL's server processes (postgres only). */
+  readonly databaseCpuUs?: number
   /** PostgreSQL: of the samples of the pool's backends, the share in each state / wait ("state: type/event"). */
   readonly waits?: Readonly<Record<string, number>>
 }
@@ -198,6 +202,9 @@ interface Round {
   readonly placeMs: number
   readonly approveMs: number
   readonly iterations: number
+  /** CPU spent during the round, in milliseconds: this process, and PostgreSQL's processes. */
+  readonly processCpuMs: number
+  readonly databaseCpuMs: number
   /** Samples of the pool's backends, by "state: wait". */
   readonly waits: Record<string, number>
 }
@@ -232,6 +239,8 @@ const run = (actions: Actions, seconds: number, sampler: Sampler | undefined) =>
     const waits: Record<string, number> = {}
     const spent = { create: 0, place: 0, approve: 0 }
     let iterations = 0
+    const processBefore = process.cpuUsage()
+    const databaseBefore = postgresCpuMillis()
     const until = performance.now() + seconds * 1000
     const timed = <A>(action: keyof typeof spent, effect: Effect.Effect<A, unknown>) =>
       Effect.suspend(() => {
@@ -267,6 +276,7 @@ const run = (actions: Actions, seconds: number, sampler: Sampler | undefined) =>
       { concurrency: "unbounded", discard: true }
     )
     yield* Effect.all([clients, sampling], { concurrency: 2, discard: true })
+    const processUsed = process.cpuUsage(processBefore)
     const per = (ms: number) => iterations === 0 ? Number.NaN : ms / iterations
     const round: Round = {
       perSec: iterations / seconds,
@@ -274,6 +284,8 @@ const run = (actions: Actions, seconds: number, sampler: Sampler | undefined) =>
       placeMs: per(spent.place),
       approveMs: per(spent.approve),
       iterations,
+      processCpuMs: (processUsed.user + processUsed.system) / 1000,
+      databaseCpuMs: postgresCpuMillis() - databaseBefore,
       waits
     }
     return round
@@ -320,6 +332,8 @@ const bench = Effect.gen(function*() {
     const total = values.reduce((sum, round) => sum + round.iterations, 0)
     return values.reduce((sum, round) => sum + pick(round) * round.iterations, 0) / total
   }
+  const cpuPerIteration = (values: ReadonlyArray<Round>, pick: (round: Round) => number) =>
+    (values.reduce((sum, round) => sum + pick(round), 0) * 1000) / values.reduce((sum, round) => sum + round.iterations, 0)
   const rows = variants.map(([variant]): OutboxRow => {
     const mine = rounds.get(variant)!
     const ratios = mine.map((round, i) => round.perSec / without[i]!.perSec)
@@ -336,12 +350,14 @@ const bench = Effect.gen(function*() {
       createMs: mean(mine, (round) => round.createMs),
       placeMs: mean(mine, (round) => round.placeMs),
       approveMs: mean(mine, (round) => round.approveMs),
+      processCpuUs: cpuPerIteration(mine, (round) => round.processCpuMs),
+      ...(args.store === "postgres" ? { databaseCpuUs: cpuPerIteration(mine, (round) => round.databaseCpuMs) } : {}),
       ...(samples === 0 ? {} : { waits: Object.fromEntries(Object.entries(waits).map(([key, count]) => [key, count / samples])) })
     }
   })
   yield* sequencer.run
   const [counts] = yield* sql<{ readonly events: unknown; readonly unnumbered: unknown }>`
-    SELECT count(*) AS events, count(*) FILTER (WHERE id < 0) AS unnumbered FROM events`
+    SELECT count(*) AS events, (SELECT count(*) FROM events_pending) AS unnumbered FROM events`
   const result: OutboxResult = {
     store: args.store,
     rows,

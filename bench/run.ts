@@ -421,7 +421,7 @@ const outboxSection = async () => {
       .map(([wait, share]) => `${wait} ${Math.round(share * 100)}%`)
       .join(", ")
   report.table(
-    ["store", "variant", "iterations/s", "x without (with: target >= 0.87)", "round spread", "create ms", "place ms", "approve ms", "backends' samples (PostgreSQL)"],
+    ["store", "variant", "iterations/s", "x without (with: target >= 0.87)", "round spread", "create ms", "place ms", "approve ms", "CPU µs/iteration: server + bench", "backends' samples (PostgreSQL)"],
     rows.map((row) => [
       row.store,
       row.variant,
@@ -431,6 +431,7 @@ const outboxSection = async () => {
       fmt(row.createMs),
       fmt(row.placeMs),
       fmt(row.approveMs),
+      row.databaseCpuUs === undefined ? `${fmt(row.processCpuUs)} (one process)` : `${fmt(row.databaseCpuUs)} + ${fmt(row.processCpuUs)}`,
       topWaits(row.waits)
     ])
   )
@@ -445,7 +446,8 @@ const outboxSection = async () => {
   say(`   x without = median over ${OUTBOX.rounds} interleaved rounds of ${OUTBOX.seconds} s (order reversed every other round) of iterations/s`)
   say("   / without's in the same round; ms = mean latency per action. Backends' samples: pg_stat_activity every 20 ms,")
   say("   the pool's backends by state: wait (Lock/advisory = the numbering lock, Lock/object = NOTIFY's commit lock,")
-  say("   ClientRead = waiting for this process).")
+  say("   ClientRead = waiting for this process). CPU: PostgreSQL's processes (all of this machine's) + the bench process")
+  say("   (its SQL client and the sequencer); embedded: the one process, PGlite included.")
   say(`   events written: ${events.join("; ")}.`)
   output["outbox"] = { ...OUTBOX, rows }
 }

@@ -426,6 +426,60 @@ export const loader = Migrator.fromRecord({
       END
       $$
     `
+  }),
+  // Writers append to a table without indexes; the sequencer moves its rows into `events`
+  // with their numbers. Under 0014 each event was written twice in `events` (the insert
+  // with four index entries, then the numbering UPDATE, which changes the primary key:
+  // a new row version and three more entries); now the writer's transaction adds one
+  // heap row and nothing else. `seq` is drawn from the provisional sequence, so a row an
+  // instance of the previous release inserts into `events` under -nextval during a
+  // rolling upgrade keeps its place: the function moves such rows too.
+  "0015_events_pending": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`
+      CREATE TABLE events_pending (
+        seq bigint NOT NULL DEFAULT nextval('events_provisional_id'),
+        type text NOT NULL CONSTRAINT events_pending_type_enum CHECK (type IN (
+          'pet.created', 'pet.updated', 'pet.deleted',
+          'order.placed', 'order.approved', 'order.delivered', 'order.cancelled'
+        )),
+        occurred_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+        data json NOT NULL,
+        trace_parent text
+      )
+    `
+    // Each statement of a plpgsql function takes a new snapshot: the moves see what the
+    // previous holder of the lock committed. Numbers are drawn over the rows sorted by
+    // seq (a materialized CTE keeps that order), that is in insertion order.
+    yield* sql`
+      CREATE OR REPLACE FUNCTION events_sequence(channel text) RETURNS bigint LANGUAGE plpgsql AS $$
+      DECLARE
+        numbered bigint;
+      BEGIN
+        IF NOT EXISTS (SELECT 1 FROM events_pending) AND NOT EXISTS (SELECT 1 FROM events WHERE id < 0) THEN
+          RETURN 0;
+        END IF;
+        PERFORM pg_advisory_xact_lock(25974, 1);
+        WITH legacy AS (
+          DELETE FROM events WHERE id < 0 RETURNING id, type, occurred_at, data, trace_parent
+        )
+        INSERT INTO events_pending (seq, type, occurred_at, data, trace_parent)
+        SELECT -id, type, occurred_at, data, trace_parent FROM legacy;
+        WITH moved AS (
+          DELETE FROM events_pending RETURNING seq, type, occurred_at, data, trace_parent
+        ), ordered AS MATERIALIZED (
+          SELECT * FROM moved ORDER BY seq
+        )
+        INSERT INTO events (id, type, occurred_at, data, trace_parent)
+        SELECT nextval('events_id'), type, occurred_at, data, trace_parent FROM ordered;
+        GET DIAGNOSTICS numbered = ROW_COUNT;
+        IF numbered > 0 THEN
+          PERFORM pg_notify(channel, '');
+        END IF;
+        RETURN numbered;
+      END
+      $$
+    `
   })
 })
 

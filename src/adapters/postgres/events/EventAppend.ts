@@ -17,9 +17,10 @@ export const recording = <A, E, R>(statement: (traceParent: string | null) => Ef
  * write it in the change's own statement instead (a round trip fewer): pet creates and
  * order actions.
  *
- * The row has a provisional negative id until EventSequencer numbers it, after the
- * transaction commits (the repository wakes the sequencer then): the writer takes no
- * lock shared with other writers and sends no NOTIFY, so changes commit concurrently.
+ * The row goes to `events_pending`, a table without indexes, until EventSequencer moves
+ * it into `events` with its number, after the transaction commits (the repository wakes
+ * the sequencer then): the writer takes no lock shared with other writers and sends no
+ * NOTIFY, so changes commit concurrently.
  * EventSequencer says why ids still become visible in order.
  */
 export const appendEvent = (
@@ -29,6 +30,6 @@ export const appendEvent = (
 ): Effect.Effect<void, SqlError.SqlError> =>
   recording((traceParent) =>
     Effect.asVoid(sql`
-      INSERT INTO events (type, data, trace_parent)
+      INSERT INTO events_pending (type, data, trace_parent)
       VALUES (${type}, ${eventDataText(data)}::json, ${traceParent})`)
   )

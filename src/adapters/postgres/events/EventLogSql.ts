@@ -94,8 +94,9 @@ export const make = (options: Options) =>
       execute: () => sql`SELECT through FROM events_swept`
     })
 
-    // One bounded statement: the oldest `limit` numbered events before the cutoff (an
-    // unnumbered one is not in the feed yet, and its provisional id would lead the order), and the watermark
+    // One bounded statement: the oldest `limit` numbered events before the cutoff (a
+    // provisional negative id, written by an instance of a release before migration 0015,
+    // is not in the feed yet and would lead the order), and the watermark
     // raised to the last of them, in one transaction (a CTE's DELETE and UPDATE commit together).
     const sweepBatch = SqlSchema.findOne({
       Request: Schema.Struct({ before: Schema.DateTimeUtcFromDate, limit: Schema.Number }),

@@ -121,7 +121,7 @@ export const make = (options: Options) =>
       recording((traceParent) =>
         sql`WITH changed AS (${change}),
                  recorded AS (
-                   INSERT INTO events (type, data, trace_parent)
+                   INSERT INTO events_pending (type, data, trace_parent)
                    SELECT ${type}, json_build_object(
                      'id', id, 'petId', pet_id, 'quantity', quantity, 'status', status,
                      'complete', ${isComplete(status)}::boolean,

@@ -131,7 +131,7 @@ export const make = (options: Options) =>
       recording((traceParent) =>
         sql`WITH inserted AS (${insertPet}),
                  recorded AS (
-                   INSERT INTO events (type, data, trace_parent)
+                   INSERT INTO events_pending (type, data, trace_parent)
                    SELECT 'pet.created', json_strip_nulls(json_build_object(
                      'id', id, 'name', name, 'categoryId', category_id, 'status', status)), ${traceParent}
                    FROM inserted)

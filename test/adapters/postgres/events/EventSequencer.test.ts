@@ -73,7 +73,8 @@ describe.skipIf(!postgresAvailable)("EventSequencer on a PostgreSQL server", () 
           )
           // Each event's data holds its pet's or order's id: one row per change, numbered once.
           const [counts] = yield* sql<{ numbered: number; unnumbered: number; distinct_data: number }>`
-            SELECT count(*) FILTER (WHERE id > ${start})::int AS numbered, count(*) FILTER (WHERE id < 0)::int AS unnumbered,
+            SELECT count(*) FILTER (WHERE id > ${start})::int AS numbered,
+                   (SELECT count(*) FROM events_pending)::int AS unnumbered,
                    count(DISTINCT (type, data::text)) FILTER (WHERE id > ${start})::int AS distinct_data
             FROM events`
           assert.deepStrictEqual(counts, {
@@ -98,13 +99,28 @@ describe.skipIf(!postgresAvailable)("EventSequencer on a PostgreSQL server", () 
       it.effect("numbers an event whose writer never woke a sequencer (killed after its commit) within seconds", () =>
         Effect.gen(function*() {
           const sql = yield* SqlClient.SqlClient
-          yield* sql`INSERT INTO events (type, data) VALUES ('pet.deleted', '{"id": 1}')`
+          yield* sql`INSERT INTO events_pending (type, data) VALUES ('pet.deleted', '{"id": 1}')`
           const numbered = sql<{ id: string }>`SELECT id::text AS id FROM events`.pipe(
             Effect.map((rows) => rows.length === 1 && BigInt(rows[0]!.id) > 0n),
             Effect.repeat({ until: (done) => done, schedule: Schedule.spaced("100 millis") }),
             Effect.timeoutOption("5 seconds")
           )
           assert.isTrue((yield* numbered)._tag === "Some")
+        }))
+
+      it.effect("numbers, in insertion order, events an instance of the release before 0015 wrote into events (a rolling upgrade)", () =>
+        Effect.gen(function*() {
+          const sql = yield* SqlClient.SqlClient
+          const sequencer = yield* EventSequencer
+          yield* sql`INSERT INTO events_pending (type, data) VALUES ('pet.deleted', '{"id": 2}')`
+          yield* sql`INSERT INTO events (type, data) VALUES ('pet.deleted', '{"id": 3}')`
+          yield* sql`INSERT INTO events_pending (type, data) VALUES ('pet.deleted', '{"id": 4}')`
+          yield* sequencer.run
+          const rows = yield* sql<{ data: string }>`SELECT data::text AS data FROM events WHERE id > 1 ORDER BY id`
+          assert.deepStrictEqual(rows.map((row) => JSON.parse(row.data).id), [2, 3, 4])
+          const [left] = yield* sql<{ n: number }>`
+            SELECT (SELECT count(*) FROM events_pending)::int + (SELECT count(*) FROM events WHERE id < 0)::int AS n`
+          assert.strictEqual(left?.n, 0)
         }))
     }
   )
