@@ -1,5 +1,6 @@
 import { Config, Duration, type LogLevel, Option, Redacted, Result, Schema, SchemaTransformation } from "effect"
 import { IpNetwork } from "effect/net"
+import * as EventFanout from "./adapters/http/server/events/EventFanout.ts"
 
 const LOG_LEVEL_NAMES = ["all", "fatal", "error", "warn", "info", "debug", "trace", "none"] as const
 // The log level each of LOG_LEVEL's values stands for.
@@ -119,7 +120,7 @@ export const ServiceConfig = Config.all({
   // How long the event feed keeps an event; a cursor older than that answers 410 cursor_expired.
   eventsRetention: Config.Duration("EVENTS_RETENTION").pipe(Config.withDefault(Duration.days(7))),
   // How often an idle SSE stream sends a heartbeat comment.
-  eventsHeartbeat: Config.Duration("EVENTS_HEARTBEAT").pipe(Config.withDefault(Duration.seconds(15))),
+  eventsHeartbeat: Config.Duration("EVENTS_HEARTBEAT").pipe(Config.withDefault(EventFanout.DEFAULTS.heartbeat)),
   // Server-Sent Events streams held at once; one more is answered 503. A held stream costs
   // 52 KB of RSS, about 70 KB while events flow (bench/sse.ts), and one file descriptor:
   // 10,000 is ten times the 1,000 an instance must hold, and bounds a flood of subscribers
@@ -128,7 +129,7 @@ export const ServiceConfig = Config.all({
   eventsMaxStreams: Config.schema(
     Schema.Int.check(Schema.isGreaterThanOrEqualTo(1, { message: "must be a whole number of at least 1" })),
     "EVENTS_MAX_STREAMS"
-  ).pipe(Config.withDefault(10_000)),
+  ).pipe(Config.withDefault(EventFanout.DEFAULTS.maxStreams)),
   // How long an instance holds the webhook subscriptions it delivers to: after a kill, the
   // time before another instance (or the restarted one) takes them over.
   webhookLease: Config.Duration("WEBHOOK_LEASE").pipe(Config.withDefault(Duration.seconds(30))),

@@ -45,6 +45,7 @@ const effect = loaded({
 })
 const adapters = loaded({
   HttpApp: import("./adapters/http/server/HttpApp.ts"),
+  EventFanout: import("./adapters/http/server/events/EventFanout.ts"),
   NodeServer: import("./adapters/http/server/process/NodeServer.ts"),
   RouteTable: import("./adapters/http/server/routing/RouteTable.ts"),
   JsonLogLines: import("./adapters/observability/JsonLogLines.ts"),
@@ -60,7 +61,7 @@ const roots = loaded({
 })
 const { Cause, Config, Deferred, Duration, Effect, Exit, HttpMiddleware, HttpRouter, Layer, NodeRuntime, References, Scope } =
   await effect
-const { HttpApp, JsonLogLines, NodeServer, ReleaseDeadline, RouteTable, Tracing } = await adapters
+const { EventFanout, HttpApp, JsonLogLines, NodeServer, ReleaseDeadline, RouteTable, Tracing } = await adapters
 const { FailureReport, ServiceConfig, ServiceWiring, StoreConfig, StoreWiring } = await roots
 
 // A shutdown answers the requests it accepted within DRAIN_TIMEOUT (those still running
@@ -113,7 +114,7 @@ const serve = (store: StoreConfigModule.StoreConfig, service: ServiceConfigModul
       metrics: service.metrics === "on",
       cors: service.corsOrigins,
       webhookAllowPrivate: service.webhookAllowPrivate,
-      events: { ...HttpApp.EVENT_FEED_DEFAULTS, heartbeat: service.eventsHeartbeat, maxStreams: service.eventsMaxStreams }
+      events: { ...EventFanout.DEFAULTS, heartbeat: service.eventsHeartbeat, maxStreams: service.eventsMaxStreams }
     }
   )
   // Only behind a trusted proxy is X-Forwarded-For believed (the client address of rate limits).

@@ -93,21 +93,10 @@ export interface Options {
    * development and tests only). Default: false.
    */
   readonly webhookAllowPrivate?: boolean | undefined
-  /** The SSE feed's poll, heartbeat and most streams. Default: {@link EVENT_FEED_DEFAULTS}. */
+  /** The SSE feed's poll, heartbeat and most streams. Default: {@link EventFanout.DEFAULTS}. */
   readonly events?: EventFanout.Options | undefined
 }
 
-/**
- * The SSE feed's defaults: a heartbeat every 15 seconds, a look at the log every
- * 250 ms when nothing woke the reader (the embedded store's commits, or PostgreSQL's while
- * its LISTEN connection is replaced): one indexed query per instance, whatever the number
- * of subscribers; and at most 10,000 streams (ServiceConfig's EVENTS_MAX_STREAMS says why).
- */
-export const EVENT_FEED_DEFAULTS: EventFanout.Options = {
-  pollInterval: "250 millis",
-  heartbeat: "15 seconds",
-  maxStreams: 10_000
-}
 
 /**
  * Every route of the service: the /v1 API, its OpenAPI document and docs, health,
@@ -133,7 +122,7 @@ export const layer = (servers: Servers, options?: Options) => {
   return Layer.mergeAll(
     ApiRouter.layer(handlers).pipe(
       Layer.provide(WebhookSenderHttp.layer({ allowPrivate: options?.webhookAllowPrivate ?? false })),
-      Layer.provide(EventFanout.layer(options?.events ?? EVENT_FEED_DEFAULTS))
+      Layer.provide(EventFanout.layer(options?.events ?? EventFanout.DEFAULTS))
     ),
     Layer.mergeAll(openApiRoute(api), DocsPage.layer(api, DOCS_PATH)).pipe(
       Layer.provide(StaticAsset.middleware.layer)

@@ -25,6 +25,19 @@ export interface Options {
   readonly maxStreams: number
 }
 
+/**
+ * The feed's defaults, which the service's settings (EVENTS_HEARTBEAT, EVENTS_MAX_STREAMS)
+ * default to: a heartbeat every 15 seconds, a look at the log every 250 ms when nothing
+ * woke the reader (the embedded store's commits, or PostgreSQL's while its LISTEN
+ * connection is replaced): one indexed query per instance, whatever the number of
+ * subscribers; and at most 10,000 streams (ServiceConfig's EVENTS_MAX_STREAMS says why).
+ */
+export const DEFAULTS = {
+  pollInterval: Duration.millis(250),
+  heartbeat: Duration.seconds(15),
+  maxStreams: 10_000
+} as const satisfies Options
+
 // Events read per statement, by the loop and by a subscriber catching up.
 const PAGE = 500
 // Batches a subscriber may fall behind by; an older one is dropped, and the subscriber,
