@@ -28,7 +28,13 @@ const SLACK_MS = 3_000
 const frozen = new Set<number>()
 const freeze = (pids: ReadonlyArray<number>) => {
   for (const pid of pids) {
-    process.kill(pid, "SIGSTOP")
+    try {
+      process.kill(pid, "SIGSTOP")
+    } catch (error) {
+      // A backend listed a moment ago may have exited since (its connection closed): nothing to freeze.
+      if ((error as NodeJS.ErrnoException).code === "ESRCH") continue
+      throw error
+    }
     frozen.add(pid)
   }
 }
