@@ -97,7 +97,6 @@ export interface Options {
   readonly events?: EventFanout.Options | undefined
 }
 
-
 /**
  * Every route of the service: the /v1 API, its OpenAPI document and docs, health,
  * readiness and metrics, with request ids, telemetry, and the JSON error and deprecation
