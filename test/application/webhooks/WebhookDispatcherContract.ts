@@ -11,12 +11,12 @@ import { CategoryId } from "../../../src/domain/pets/CategoryId.ts"
 import { NewPet } from "../../../src/domain/pets/NewPet.ts"
 import { PetName } from "../../../src/domain/pets/PetName.ts"
 import type { AttemptResult, DeliveryAttempt } from "../../../src/domain/webhooks/DeliveryAttempt.ts"
+import type { WebhookId } from "../../../src/domain/webhooks/WebhookId.ts"
 import type { WebhookUrl } from "../../../src/domain/webhooks/WebhookUrl.ts"
 import type { EventLog } from "../../../src/ports/events/EventLog.ts"
 import { PetRepository } from "../../../src/ports/pets/PetRepository.ts"
 import { WebhookRepository } from "../../../src/ports/webhooks/WebhookRepository.ts"
 import { type WebhookDelivery, WebhookSender } from "../../../src/ports/webhooks/WebhookSender.ts"
-import type { WebhookId } from "../../../src/domain/webhooks/WebhookId.ts"
 import { recordingTracer } from "../../adapters/observability/RecordingTracer.ts"
 
 type Answer = AttemptResult["outcome"]

@@ -112,11 +112,13 @@ describe.skipIf(!postgresAvailable)("EventSequencer on a PostgreSQL server", () 
         Effect.gen(function*() {
           const sql = yield* SqlClient.SqlClient
           const sequencer = yield* EventSequencer
+          yield* sequencer.run
+          const [before] = yield* sql<{ id: string }>`SELECT coalesce(max(id), 0)::text AS id FROM events`
           yield* sql`INSERT INTO events_pending (type, data) VALUES ('pet.deleted', '{"id": 2}')`
           yield* sql`INSERT INTO events (type, data) VALUES ('pet.deleted', '{"id": 3}')`
           yield* sql`INSERT INTO events_pending (type, data) VALUES ('pet.deleted', '{"id": 4}')`
           yield* sequencer.run
-          const rows = yield* sql<{ data: string }>`SELECT data::text AS data FROM events WHERE id > 1 ORDER BY id`
+          const rows = yield* sql<{ data: string }>`SELECT data::text AS data FROM events WHERE id > ${BigInt(before!.id)} ORDER BY id`
           assert.deepStrictEqual(rows.map((row) => JSON.parse(row.data).id), [2, 3, 4])
           const [left] = yield* sql<{ n: number }>`
             SELECT (SELECT count(*) FROM events_pending)::int + (SELECT count(*) FROM events WHERE id < 0)::int AS n`
