@@ -114,7 +114,8 @@ interface Actions {
 
 /** The adapters' statements sent directly, recording each change's event as `recording` says. */
 const statements = (sql: SqlClient.SqlClient, sequencer: EventSequencer["Service"], recording: Recording): Actions => {
-  const table = recording === "at commit" ? "events_at_commit" : "events"
+  // The adapters' outbox table (migration 0015); the diagnostic's copy of the 0010 mechanism.
+  const table = recording === "at commit" ? "events_at_commit" : "events_pending"
   const notify = recording === "at commit"
   // OrderRepositorySql's recordingOrder: the order's change and its event in one statement.
   const recordingOrder = (type: EventType, complete: boolean, change: Statement.Statement<OrderRow>) =>
