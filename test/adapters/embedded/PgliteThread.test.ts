@@ -84,7 +84,9 @@ describe("PgliteThread", () => {
     )
     const ended = Date.now() - started
     assert.strictEqual(rest.length, 0)
-    assert.deepStrictEqual(pieces.map((piece) => piece.values), [["first"], [""], ["last"]])
+    // Answers published before the main thread reads come as one piece: the last two may.
+    assert.deepStrictEqual(pieces[0]?.values, ["first"])
+    assert.deepStrictEqual(pieces.flatMap((piece) => piece.values), ["first", "", "last"])
     // The first answer came while PGlite still slept (3 s; half of it as slack for a busy machine).
     assert.isBelow(pieces[0]!.atMs, ended - 1500, `pieces at ${pieces.map((piece) => piece.atMs).join(", ")} ms of ${ended}`)
   })
