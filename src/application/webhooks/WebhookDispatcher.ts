@@ -226,7 +226,9 @@ export const layer = (options: Options): Layer.Layer<never, never, EventLog | We
     }).pipe(Effect.catchTag("StoreUnavailable", warn))
 
     yield* Effect.forkScoped(Stream.runForEach(log.appended, () => Queue.offer(wake, undefined)))
-    yield* Effect.forkScoped(Effect.forever(Effect.andThen(claim, Effect.raceFirst(Queue.take(wake), Effect.sleep(poll)))))
+    // The poll is a wake of its own: a change costs the loop no timer, nor a race.
+    yield* Effect.forkScoped(Effect.forever(Effect.andThen(Effect.sleep(poll), Queue.offer(wake, undefined))))
+    yield* Effect.forkScoped(Effect.forever(Effect.andThen(claim, Queue.take(wake))))
     yield* Effect.forkScoped(Effect.forever(Effect.andThen(
       sampleBacklog.pipe(Effect.catchTag("StoreUnavailable", warn), Effect.provideContext(services)),
       Effect.sleep(options.sampleEvery ?? Duration.seconds(10))

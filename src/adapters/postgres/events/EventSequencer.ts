@@ -86,8 +86,9 @@ export class EventSequencer extends Context.Service<EventSequencer, {
           vacuumedAt = now
           yield* sql`VACUUM events_pending`
         })
-        const wakeOrBackstop = Effect.raceFirst(Queue.take(wakes), Effect.sleep(BACKSTOP))
-        yield* Effect.forkScoped(Effect.forever(wakeOrBackstop.pipe(
+        // The backstop is a wake of its own: a commit costs the loop no timer, nor a race.
+        yield* Effect.forkScoped(Effect.forever(Effect.andThen(Effect.sleep(BACKSTOP), Queue.offer(wakes, undefined))))
+        yield* Effect.forkScoped(Effect.forever(Queue.take(wakes).pipe(
           Effect.andThen(run),
           Effect.andThen(vacuum),
           Effect.catch((error) => Effect.logWarning(`event sequencer: ${error.message}`)),

@@ -30,7 +30,8 @@ export interface Options {
  * default to: a heartbeat every 15 seconds, a look at the log every 250 ms when nothing
  * woke the reader (the embedded store's commits, or PostgreSQL's while its LISTEN
  * connection is replaced): one indexed query per instance, whatever the number of
- * subscribers; and at most 10,000 streams (ServiceConfig's EVENTS_MAX_STREAMS says why).
+ * subscribers, and none without any; and at most 10,000 streams (ServiceConfig's
+ * EVENTS_MAX_STREAMS says why).
  */
 export const DEFAULTS = {
   pollInterval: Duration.millis(250),
@@ -47,7 +48,8 @@ const BATCHES_KEPT = 64
 /**
  * The live feed of one instance, shared by all its SSE subscribers: ONE reader loop
  * pages the log after the last event it saw, woken by the log's `appended` signal and by
- * a periodic poll, and publishes what it read to every subscriber from memory. A
+ * a periodic poll while any subscriber follows, and publishes what it read to every
+ * subscriber from memory. A
  * subscriber costs no query per event; it reads the log only to catch up (from its
  * `after` when it starts, or after falling more than {@link BATCHES_KEPT} batches behind).
  */
@@ -90,14 +92,29 @@ export const layer = (options: Options): Layer.Layer<EventFanout, never, EventLo
         }
       }).pipe(Effect.catchTag("StoreUnavailable", (error) => Effect.logWarning(`event feed: ${error.message}`)))
 
-      const waitForChange = Effect.raceFirst(Queue.take(wake), Effect.sleep(options.pollInterval))
-      yield* Effect.forkScoped(Effect.forever(Effect.andThen(drain, waitForChange)))
-      yield* Effect.forkScoped(Stream.runForEach(log.appended, () => Queue.offer(wake, undefined)))
+      // With no subscriber the loop reads nothing and sleeps until one comes: a change
+      // then costs no page read, publish or timer, and an idle instance no poll. It
+      // forgets its position, so its first batch after a subscriber comes starts from the
+      // log's end; a subscriber that caught up only to an earlier event sees the gap and
+      // reads what it missed from the log, as after dropped batches.
+      let subscribers = 0
+      const wakeIfFollowed = Effect.suspend(() => subscribers === 0 ? Effect.void : Queue.offer(wake, undefined))
+      yield* Effect.forkScoped(Effect.forever(Effect.andThen(
+        Effect.suspend(() => subscribers === 0 ? Effect.sync(() => position = undefined) : drain),
+        Queue.take(wake)
+      )))
+      yield* Effect.forkScoped(Stream.runForEach(log.appended, () => wakeIfFollowed))
+      // The poll is a wake of its own: a change costs the loop no timer, nor a race.
+      yield* Effect.forkScoped(Effect.forever(Effect.andThen(Effect.sleep(options.pollInterval), wakeIfFollowed)))
 
       const follow = (after: EventId | 0n, types: ReadonlyArray<EventType> | undefined) =>
         Stream.unwrap(Effect.gen(function*() {
           // Subscribed before catching up, so nothing published meanwhile is missed.
           const subscription = yield* PubSub.subscribe(batches)
+          yield* Effect.acquireRelease(
+            Effect.andThen(Effect.sync(() => subscribers++), Queue.offer(wake, undefined)),
+            () => Effect.sync(() => subscribers--)
+          )
           const wanted = types === undefined || types.length === 0 ? undefined : new Set(types)
           let cursor: bigint = after
           let caughtUp = false
