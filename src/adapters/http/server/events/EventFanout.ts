@@ -49,9 +49,9 @@ const BATCHES_KEPT = 64
  * The live feed of one instance, shared by all its SSE subscribers: ONE reader loop
  * pages the log after the last event it saw, woken by the log's `appended` signal and by
  * a periodic poll while any subscriber follows, and publishes what it read to every
- * subscriber from memory. A
- * subscriber costs no query per event; it reads the log only to catch up (from its
- * `after` when it starts, or after falling more than {@link BATCHES_KEPT} batches behind).
+ * subscriber from memory. A subscriber costs no query per event; it reads the log only to
+ * catch up (from its `after` when it starts, or after falling more than
+ * {@link BATCHES_KEPT} batches behind).
  */
 export class EventFanout extends Context.Service<EventFanout, {
   /** The events after `after`, of `types` when given: first from the log, then live, for as long as the stream runs. */
