@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Context, DateTime, Effect, Fiber, Layer, Stream } from "effect"
+import { EventId } from "../../../../src/domain/events/EventId.ts"
 import { EventLog } from "../../../../src/ports/events/EventLog.ts"
 import { EventTable } from "../../../../src/adapters/memory/events/EventTable.ts"
 import * as EventLogMemory from "../../../../src/adapters/memory/events/EventLogMemory.ts"
@@ -23,10 +24,10 @@ const setup = Effect.gen(function*() {
       for (let i = 0; i < n; i++) events.append("pet.deleted", { id: String(events.lastId + 1n) }, DateTime.nowUnsafe(), undefined)
     })
   const ids = (after: bigint, n: number) =>
-    Stream.runCollect(Stream.take(fanout.follow(after as never, undefined), n)).pipe(
+    Stream.runCollect(Stream.take(fanout.follow(after === 0n ? 0n : EventId.make(after), undefined), n)).pipe(
       Effect.map((taken) => Array.from(taken, (event) => event.id))
     )
-  return { fanout, reads, append, ids }
+  return { reads, append, ids }
 })
 
 describe("EventFanout", () => {
