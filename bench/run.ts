@@ -50,7 +50,8 @@
  * BENCH_RATE_LIMIT (default 100000000/1s, a quota no run reaches, so the limiter runs on
  * every request; "off" to measure without it): Animal Store's RATE_LIMIT.
  * BENCH_INSTRUCTIONS_SERVERS (comma-separated kinds, e.g. animal-store,animal-store-postgres):
- * the instructions section counts only these servers. BENCH_INSTRUCTIONS_SCENARIOS (list,create):
+ * the instructions section counts only these servers. BENCH_INSTRUCTIONS_REQUESTS: requests counted per
+ * scenario and server (default 3,000). BENCH_INSTRUCTIONS_SCENARIOS (list,create):
  * only these scenarios.
  *
  * Results: printed tables, bench/results/latest.json and bench/results/latest.md.
@@ -459,7 +460,7 @@ const instructionsSectionRun = async () => {
     apiKey: API_KEY,
     pgUrl: await usablePgUrl("instructions"),
     scenarios: (process.env["BENCH_INSTRUCTIONS_SCENARIOS"]?.split(",") ?? ["list", "create"]) as Array<"list" | "create">,
-    requests: 3_000,
+    requests: Number(process.env["BENCH_INSTRUCTIONS_REQUESTS"] ?? 3_000),
     // Past V8's tiering: after 2,000 the counts still carried compile work (Animal Store's
     // list 910k after 2,000, 519k after 10,000; Fastify's create 232k and 171k).
     warmupRequests: 10_000

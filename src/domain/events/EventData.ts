@@ -1,6 +1,7 @@
 import { DateTime } from "effect"
 import type { Order } from "../orders/Order.ts"
 import type { Pet } from "../pets/Pet.ts"
+import { parseInt64Json } from "../Int64Json.ts"
 
 /**
  * An event's `data`: a JSON value whose integers are `bigint`, so that an int64 keeps
@@ -36,18 +37,6 @@ export const orderData = (order: Order): EventData => ({
   updatedAt: DateTime.formatIso(order.updatedAt)
 })
 
-const INTEGER_LITERAL = /^-?(?:0|[1-9]\d*)$/
-
-/**
- * `JSON.parse` reviver that turns every integer literal into a `bigint` with its exact
- * digits. Fractions and exponents (`1.5`, `1e3`, `1.0`) stay numbers, so an int64 field
- * can refuse them instead of silently accepting a rounded value.
- */
-export const int64Reviver = (_key: string, value: unknown, context?: { readonly source?: string }): unknown =>
-  typeof value === "number" && context?.source !== undefined && INTEGER_LITERAL.test(context.source)
-    ? BigInt(context.source)
-    : value
-
 // Node 24's JSON.rawJSON writes a bigint's digits verbatim (declared in JsonInt64.ts).
 const bigintsAsDigits = (_key: string, value: unknown): unknown =>
   typeof value === "bigint" ? JSON.rawJSON(value.toString()) : value
@@ -56,4 +45,4 @@ const bigintsAsDigits = (_key: string, value: unknown): unknown =>
 export const eventDataText = (data: unknown): string => JSON.stringify(data, bigintsAsDigits)
 
 /** The data of {@link eventDataText}'s text. */
-export const parseEventData = (text: string): EventData => JSON.parse(text, int64Reviver as never) as EventData
+export const parseEventData = (text: string): EventData => parseInt64Json(text) as EventData

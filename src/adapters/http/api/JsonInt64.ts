@@ -1,6 +1,6 @@
-import { Effect, Schema, SchemaIssue, SchemaTransformation } from "effect"
+import { Effect, Schema, SchemaGetter, SchemaIssue, SchemaTransformation } from "effect"
 import { HttpApiSchema } from "effect/http-api"
-import { int64Reviver } from "../../../domain/events/EventData.ts"
+import { int64Reviver, parseInt64Json } from "../../../domain/Int64Json.ts"
 import { JSON_MEDIA_TYPE } from "./JsonContentType.ts"
 
 // Node 24 has both; TypeScript 5.9's lib does not declare them yet.
@@ -97,6 +97,19 @@ const countJsonValues = (text: string): number => {
 const atMostValues = (max: number) =>
   Schema.makeFilter((text: string) => countJsonValues(text) <= max, { message: `holds more than ${max} JSON values` }, true)
 
+// Schema.fromJsonString's transformation, encoding and document included, with the
+// lossless parse: what `JSON.parse(text, int64Reviver)` gives, without a reviver's cost.
+const fromInt64JsonString = new SchemaTransformation.Transformation(
+  SchemaGetter.transformEffect((text: string, options) => {
+    try {
+      return Effect.succeed(parseInt64Json(text))
+    } catch {
+      return Effect.fail(new SchemaIssue.InvalidValue({ expected: "a valid JSON string" }, text, options))
+    }
+  }),
+  SchemaTransformation.fromJsonString({ reviver: int64Reviver as never }).encode
+)
+
 /** Options of {@link LosslessJsonBody}. */
 export interface LosslessJsonBodyOptions {
   /** Most JSON values a body to decode may hold; for request bodies, whose size is the client's choice. */
@@ -114,6 +127,6 @@ export interface LosslessJsonBodyOptions {
 export const LosslessJsonBody = <S extends Schema.Top>(schema: S, options?: LosslessJsonBodyOptions) =>
   Utf8Text.pipe(
     Schema.decodeTo(options?.maxValues === undefined ? Schema.String : Schema.String.check(atMostValues(options.maxValues))),
-    Schema.decodeTo(Schema.fromJsonString(schema, { reviver: int64Reviver as never })),
+    Schema.decodeTo(schema, fromInt64JsonString),
     HttpApiSchema.asUint8Array({ contentType: options?.contentType ?? JSON_MEDIA_TYPE })
   )
