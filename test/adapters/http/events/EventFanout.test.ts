@@ -6,13 +6,21 @@ import { EventTable } from "../../../../src/adapters/memory/events/EventTable.ts
 import * as EventLogMemory from "../../../../src/adapters/memory/events/EventLogMemory.ts"
 import * as EventFanout from "../../../../src/adapters/http/server/events/EventFanout.ts"
 
-/** A fan-out over a fresh EventTable whose log counts its reads; the poll is long, so only wakes deliver. */
+/**
+ * A fan-out over a fresh EventTable whose log counts its reads and the listeners of its
+ * `appended` signal; the poll is long, so only wakes deliver.
+ */
 const setup = Effect.gen(function*() {
   const events = new EventTable()
   const reads = { page: 0, latest: 0 }
+  const listening = { now: 0 }
   const log = EventLogMemory.fromTable(events)
   const counted = EventLog.of({
     ...log,
+    appended: Stream.unwrap(Effect.sync(() => {
+      listening.now++
+      return log.appended.pipe(Stream.ensuring(Effect.sync(() => listening.now--)))
+    })),
     page: (query) => Effect.andThen(Effect.sync(() => reads.page++), log.page(query)),
     latest: Effect.andThen(Effect.sync(() => reads.latest++), log.latest)
   })
@@ -27,7 +35,7 @@ const setup = Effect.gen(function*() {
     Stream.runCollect(Stream.take(fanout.follow(after === 0n ? 0n : EventId.make(after), undefined), n)).pipe(
       Effect.map((taken) => Array.from(taken, (event) => event.id))
     )
-  return { reads, append, ids }
+  return { reads, listening, append, ids }
 })
 
 describe("EventFanout", () => {
@@ -37,6 +45,25 @@ describe("EventFanout", () => {
       yield* append(100)
       yield* Effect.sleep("50 millis")
       assert.deepStrictEqual(reads, { page: 0, latest: 0 })
+    }).pipe(Effect.scoped))
+
+  it.live("listens to the log's appended signal only while a subscriber follows", () =>
+    Effect.gen(function*() {
+      const { append, ids, listening } = yield* setup
+      yield* append(10)
+      assert.strictEqual(listening.now, 0)
+      const first = yield* Effect.forkChild(ids(10n, 2))
+      const second = yield* Effect.forkChild(ids(10n, 4))
+      yield* Effect.sleep("20 millis")
+      assert.strictEqual(listening.now, 1)
+      yield* append(2)
+      yield* Fiber.join(first)
+      yield* Effect.sleep("20 millis")
+      assert.strictEqual(listening.now, 1, "one subscriber still follows")
+      yield* append(2)
+      assert.deepStrictEqual(yield* Fiber.join(second), [11n, 12n, 13n, 14n])
+      yield* Effect.sleep("20 millis")
+      assert.strictEqual(listening.now, 0)
     }).pipe(Effect.scoped))
 
   it.live("a subscriber that comes after the last one left gets every event after its cursor, then the live ones", () =>

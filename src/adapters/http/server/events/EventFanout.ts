@@ -1,4 +1,4 @@
-import { Context, Duration, Effect, Layer, PubSub, Queue, type Scope, Semaphore, Stream } from "effect"
+import { Context, Duration, Effect, type Fiber, FiberHandle, Layer, PubSub, Queue, type Scope, Semaphore, Stream } from "effect"
 import { type StoreUnavailable, StreamLimitReached } from "../../../../domain/Errors.ts"
 import type { EventId } from "../../../../domain/events/EventId.ts"
 import type { EventType } from "../../../../domain/events/EventType.ts"
@@ -92,18 +92,28 @@ export const layer = (options: Options): Layer.Layer<EventFanout, never, EventLo
         }
       }).pipe(Effect.catchTag("StoreUnavailable", (error) => Effect.logWarning(`event feed: ${error.message}`)))
 
-      // With no subscriber the loop reads nothing and sleeps until one comes: a change
-      // then costs no page read, publish or timer, and an idle instance no poll. It
-      // forgets its position, so its first batch after a subscriber comes starts from the
-      // log's end; a subscriber that caught up only to an earlier event sees the gap and
-      // reads what it missed from the log, as after dropped batches.
+      // With no subscriber the loop reads nothing and sleeps until one comes, and nothing
+      // listens to the log's `appended` signal: a change then costs no wake, page read,
+      // publish or timer, and an idle instance no poll. The loop forgets its position, so
+      // its first batch after a subscriber comes starts from the log's end; a subscriber
+      // that caught up only to an earlier event sees the gap and reads what it missed from
+      // the log, as after dropped batches.
       let subscribers = 0
       const wakeIfFollowed = Effect.suspend(() => subscribers === 0 ? Effect.void : Queue.offer(wake, undefined))
       yield* Effect.forkScoped(Effect.forever(Effect.andThen(
         Effect.suspend(() => subscribers === 0 ? Effect.sync(() => position = undefined) : drain),
         Queue.take(wake)
       )))
-      yield* Effect.forkScoped(Stream.runForEach(log.appended, () => wakeIfFollowed))
+      // Started by the first subscriber and stopped by the last, synchronously, so a
+      // subscriber that comes while the last one's listener is stopping starts its own.
+      const listen = yield* FiberHandle.makeRuntime<never, never, void>()
+      let listener: Fiber.Fiber<void> | undefined
+      const followed = Effect.sync(() => {
+        if (++subscribers === 1) listener = listen(Stream.runForEach(log.appended, () => Queue.offer(wake, undefined)))
+      })
+      const unfollowed = Effect.sync(() => {
+        if (--subscribers === 0) listener?.interruptUnsafe()
+      })
       // The poll is a wake of its own: a change costs the loop no timer, nor a race.
       yield* Effect.forkScoped(Effect.forever(Effect.andThen(Effect.sleep(options.pollInterval), wakeIfFollowed)))
 
@@ -111,10 +121,7 @@ export const layer = (options: Options): Layer.Layer<EventFanout, never, EventLo
         Stream.unwrap(Effect.gen(function*() {
           // Subscribed before catching up, so nothing published meanwhile is missed.
           const subscription = yield* PubSub.subscribe(batches)
-          yield* Effect.acquireRelease(
-            Effect.andThen(Effect.sync(() => subscribers++), Queue.offer(wake, undefined)),
-            () => Effect.sync(() => subscribers--)
-          )
+          yield* Effect.acquireRelease(Effect.andThen(followed, Queue.offer(wake, undefined)), () => unfollowed)
           const wanted = types === undefined || types.length === 0 ? undefined : new Set(types)
           let cursor: bigint = after
           let caughtUp = false
