@@ -28,7 +28,7 @@ const WireInt64 = Schema.declare(isWireInt64, {
 
 /**
  * Wraps a bigint domain schema so that, in JSON, it is a bare integer with all of its
- * digits: decoded from what {@link int64Reviver} produced, encoded with `JSON.rawJSON`.
+ * digits: decoded from what {@link parseInt64Json} produced, encoded with `JSON.rawJSON`.
  */
 export const jsonInt64 = <S extends Schema.Codec<bigint, bigint>>(domain: S) =>
   WireInt64.pipe(
@@ -97,8 +97,10 @@ const countJsonValues = (text: string): number => {
 const atMostValues = (max: number) =>
   Schema.makeFilter((text: string) => countJsonValues(text) <= max, { message: `holds more than ${max} JSON values` }, true)
 
-// Schema.fromJsonString's transformation, encoding and document included, with the
-// lossless parse: what `JSON.parse(text, int64Reviver)` gives, without a reviver's cost.
+// Schema.fromJsonString's transformation with the lossless parse: what
+// `JSON.parse(text, int64Reviver)` gives, without a reviver's cost. Its encoding is
+// fromJsonString's with that reviver, whose document says, as before, that the text is
+// not a plain JSON encoding of the schema.
 const fromInt64JsonString = new SchemaTransformation.Transformation(
   SchemaGetter.transformEffect((text: string, options) => {
     try {
