@@ -20,21 +20,30 @@ const ZERO = 0x30
 const NINE = 0x39
 
 /**
+ * For scans of JSON text that skip strings: where the string that opens at `quote` (the
+ * index of its `"`) closes, the index of its closing `"` (the text's length if it never
+ * closes). Escapes are skipped whole, so an escaped quote does not close it.
+ */
+export const closingQuote = (text: string, quote: number): number => {
+  let i = quote + 1
+  while (i < text.length) {
+    const c = text.charCodeAt(i)
+    if (c === QUOTE) return i
+    i += c === BACKSLASH ? 2 : 1
+  }
+  return text.length
+}
+
+/**
  * Whether every number literal in `text` is an integer literal that a plain parse reads
  * exactly: no fraction, no exponent, at most 15 digits. One pass over the characters
  * outside strings; for malformed text the answer does not matter (both parses throw).
  */
 const onlyExactIntegers = (text: string): boolean => {
-  let inString = false
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i)
-    if (inString) {
-      if (c === BACKSLASH) i++
-      else if (c === QUOTE) inString = false
-      continue
-    }
     if (c === QUOTE) {
-      inString = true
+      i = closingQuote(text, i)
       continue
     }
     if (c !== MINUS && (c < ZERO || c > NINE)) continue

@@ -1,6 +1,6 @@
 import { Effect, Schema, SchemaGetter, SchemaIssue, SchemaTransformation } from "effect"
 import { HttpApiSchema } from "effect/http-api"
-import { int64Reviver, parseInt64Json } from "../../../domain/Int64Json.ts"
+import { closingQuote, int64Reviver, parseInt64Json } from "../../../domain/Int64Json.ts"
 import { JSON_MEDIA_TYPE } from "./JsonContentType.ts"
 
 // Node 24 has both; TypeScript 5.9's lib does not declare them yet.
@@ -60,7 +60,6 @@ const Utf8Text = Schema.Uint8Array.pipe(
 )
 
 const QUOTE = 0x22
-const BACKSLASH = 0x5c
 const COMMA = 0x2c
 const OPEN = new Set([0x5b, 0x7b]) // [ {
 const CLOSE = new Set([0x5d, 0x7d]) // ] }
@@ -73,17 +72,11 @@ const WHITESPACE = new Set([0x20, 0x09, 0x0a, 0x0d])
  */
 const countJsonValues = (text: string): number => {
   let count = 1
-  let inString = false
   let previous = 0
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i)
-    if (inString) {
-      if (c === BACKSLASH) i++
-      else if (c === QUOTE) inString = false
-      continue
-    }
     if (WHITESPACE.has(c)) continue
-    if (c === QUOTE) inString = true
+    if (c === QUOTE) i = closingQuote(text, i)
     else if (OPEN.has(c) || c === COMMA) count++
     else if (CLOSE.has(c) && OPEN.has(previous)) count-- // an empty container has no first element
     previous = c
