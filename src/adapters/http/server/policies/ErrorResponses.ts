@@ -1,6 +1,5 @@
 import { ByteSize, Cause, Effect, type Types } from "effect"
 import {
-  HttpIncomingMessage,
   HttpServerError,
   HttpServerRequest,
   HttpServerResponse
@@ -18,7 +17,8 @@ import type { Route, RouteTable } from "../routing/RouteTable.ts"
  */
 export const MAX_BODY_BYTES = 4 * 1024
 
-const MAX_BODY_SIZE = ByteSize.bytes(MAX_BODY_BYTES)
+/** {@link MAX_BODY_BYTES} as the `HttpIncomingMessage.MaxBodySize` of a body read. */
+export const MAX_BODY_SIZE = ByteSize.bytes(MAX_BODY_BYTES)
 const tooLarge = new PayloadTooLarge({ message: `the request body exceeds ${MAX_BODY_BYTES} bytes` })
 
 /** An error as its JSON response: the `{code, message, status}` body and that status. */
@@ -112,7 +112,6 @@ export const answer = (
     return Effect.succeed(errorResponse(tooLarge, { connection: "close" }))
   }
   return app.pipe(
-    Effect.provideService(HttpIncomingMessage.MaxBodySize, MAX_BODY_SIZE),
     Effect.catchCause((cause) => {
       if (isRouteNotFound(cause)) {
         const allowed = routes.allowed(path)

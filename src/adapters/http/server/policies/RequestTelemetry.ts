@@ -7,7 +7,7 @@
  * the headers every response carries; its metrics; and its one request log line, at warn
  * (503) or error (other 5xx) with the cause its Error body states.
  */
-import { Effect, Predicate, References } from "effect"
+import { Context, Effect, Predicate } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { CACHE_CONTROL, X_CONTENT_TYPE_OPTIONS } from "./CommonHeaders.ts"
 import * as Cors from "./Cors.ts"
@@ -16,12 +16,10 @@ import * as HttpMetrics from "./HttpMetrics.ts"
 import { REQUEST_ID_HEADER, requestIdFor } from "./RequestId.ts"
 import { pathOf, type RouteTable } from "../routing/RouteTable.ts"
 import * as SunsetHeaders from "./SunsetHeaders.ts"
+import * as Spans from "../../../observability/Spans.ts"
 
 /** The metrics label of a request no route serves: raw paths would make unbounded series. */
 export const UNMATCHED = "unmatched"
-
-/** The log span of a request line: its duration, pino-http's field. */
-const REQUEST_SPAN = "responseTime"
 
 /** The message of every request line, pino-http's. */
 export const REQUEST_MESSAGE = "request completed"
@@ -45,17 +43,18 @@ export interface ResponseError {
 }
 
 /**
- * A request's one log line, in pino-http's fields (`reqId`, `req`, `res`, `responseTime`,
- * `err`): info below 500, warn for a 503, error for other 5xx with the cause its Error
- * body states. The only writer of request lines, for the answers of the application and
- * of the HTTP server alike.
+ * A request's one log line, in pino-http's fields (`reqId`, `req`, `res`, `responseTime`
+ * in whole milliseconds, `err`): info below 500, warn for a 503, error for other 5xx with
+ * the cause its Error body states. The only writer of request lines, for the answers of
+ * the application and of the HTTP server alike.
  */
-export const logRequest = (line: RequestLine): Effect.Effect<void> => {
+export const logRequest = (line: RequestLine, responseTimeMs: number): Effect.Effect<void> => {
   const fields = {
     reqId: line.requestId,
     req: { method: line.method, url: line.path },
     res: { statusCode: line.status },
-    route: line.route
+    route: line.route,
+    responseTime: Math.round(responseTimeMs)
   }
   return line.status < 500
     ? Effect.logInfo(REQUEST_MESSAGE).pipe(Effect.annotateLogs(fields))
@@ -66,15 +65,20 @@ export const logRequest = (line: RequestLine): Effect.Effect<void> => {
 
 /** {@link logRequest} for a request that arrived at `startedAt` (epoch ms) and was answered outside an Effect. */
 export const logRequestSince = (line: RequestLine, startedAt: number): Effect.Effect<void> =>
-  Effect.provideService(logRequest(line), References.CurrentLogSpans, [[REQUEST_SPAN, startedAt]])
+  Effect.suspend(() => logRequest(line, Date.now() - startedAt))
 
-const withResponseHeaders = (response: HttpServerResponse.HttpServerResponse, requestId: string) =>
-  HttpServerResponse.setHeaders(
-    response,
-    response.headers["cache-control"] === undefined
-      ? { [REQUEST_ID_HEADER]: requestId, "x-content-type-options": X_CONTENT_TYPE_OPTIONS, "cache-control": CACHE_CONTROL }
-      : { [REQUEST_ID_HEADER]: requestId, "x-content-type-options": X_CONTENT_TYPE_OPTIONS }
-  )
+/** The headers every answer gets, and a deprecated route's, in one copy of the response's headers. */
+const withResponseHeaders = (
+  response: HttpServerResponse.HttpServerResponse,
+  requestId: string,
+  deprecated: boolean
+) => {
+  const headers: Record<string, string> = deprecated ? { ...SunsetHeaders.HEADERS } : {}
+  headers[REQUEST_ID_HEADER] = requestId
+  headers["x-content-type-options"] = X_CONTENT_TYPE_OPTIONS
+  if (response.headers["cache-control"] === undefined) headers["cache-control"] = CACHE_CONTROL
+  return HttpServerResponse.setHeaders(response, headers)
+}
 
 /**
  * The cause a 5xx states in its Error body ("the database is unavailable: ConnectionError"),
@@ -102,32 +106,39 @@ export interface Options {
 export const layer = (routes: RouteTable, options?: Options) => {
   const cors = options?.cors === undefined ? undefined : Cors.middleware(options.cors)
   return HttpRouter.middleware(
+    // Written as few effects as it can be: each step of the runtime here is paid by every request.
     (app) =>
-      Effect.gen(function*() {
-        const request = yield* HttpServerRequest.HttpServerRequest
+      Effect.withFiber((fiber) => {
+        const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
         const started = performance.now()
         const path = pathOf(request.url)
         const route = routes.match(request.method, path)
         const requestId = requestIdFor(request.headers[REQUEST_ID_HEADER])
-        yield* Effect.annotateCurrentSpan("http.request.id", requestId)
         const answered = ErrorResponses.answer(app, request, path, route, routes)
-        const served = yield* (cors === undefined ? answered : cors(answered)).pipe(
-          Effect.annotateLogs("reqId", requestId)
+        const served = Effect.flatMap(
+          Effect.annotateLogs(cors === undefined ? answered : cors(answered), "reqId", requestId),
+          (response) => {
+            const elapsedMs = performance.now() - started
+            HttpMetrics.recordRequest(route?.operation ?? UNMATCHED, request.method, response.status, elapsedMs / 1000)
+            return Effect.as(
+              logRequest({
+                method: request.method,
+                path,
+                status: response.status,
+                route: route?.pattern ?? UNMATCHED,
+                requestId,
+                error: response.status < 500 ? undefined : errorOf(response)
+              }, elapsedMs),
+              // Every answer of the deprecated route says so, its errors (defects included) too.
+              withResponseHeaders(response, requestId, SunsetHeaders.isDeprecated(route))
+            )
+          }
         )
-        // Every answer of the deprecated route says so, its errors (defects included) too.
-        const response = SunsetHeaders.isDeprecated(route) ? SunsetHeaders.add(served) : served
-        const seconds = (performance.now() - started) / 1000
-        HttpMetrics.recordRequest(route?.operation ?? UNMATCHED, request.method, response.status, seconds)
-        yield* logRequest({
-          method: request.method,
-          path,
-          status: response.status,
-          route: route?.pattern ?? UNMATCHED,
-          requestId,
-          error: response.status < 500 ? undefined : errorOf(response)
-        })
-        return withResponseHeaders(response, requestId)
-      }).pipe(Effect.withLogSpan(REQUEST_SPAN)),
+        // The span exists only when a tracer exports it (Spans).
+        return Spans.observed(fiber)
+          ? Effect.andThen(Effect.annotateCurrentSpan("http.request.id", requestId), served)
+          : served
+      }),
     { global: true }
   )
 }

@@ -1,4 +1,3 @@
-import { HttpServerResponse } from "effect/http"
 import { SUNSET } from "../../api/Sunset.ts"
 import type { Route } from "../routing/RouteTable.ts"
 
@@ -6,12 +5,11 @@ import type { Route } from "../routing/RouteTable.ts"
 export const isDeprecated = (route: Route | undefined): boolean => route?.deprecated === true
 
 /**
- * Adds `Deprecation`, `Sunset` and the successor `Link` to a response of a deprecated
+ * `Deprecation`, `Sunset` and the successor `Link`, on every response of a deprecated
  * route: successes and errors (401, 404, 410) alike, which a handler alone cannot reach.
  */
-export const add = (response: HttpServerResponse.HttpServerResponse): HttpServerResponse.HttpServerResponse =>
-  HttpServerResponse.setHeaders(response, {
-    deprecation: SUNSET.deprecation,
-    sunset: SUNSET.httpDate,
-    link: SUNSET.successorLink
-  })
+export const HEADERS: Readonly<Record<string, string>> = {
+  deprecation: SUNSET.deprecation,
+  sunset: SUNSET.httpDate,
+  link: SUNSET.successorLink
+}

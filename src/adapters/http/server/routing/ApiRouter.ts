@@ -13,7 +13,7 @@
  * Api stays the one source of the OpenAPI document and the typed client.
  */
 import { Clock, Context, Effect, Result, Schema, type SchemaIssue, SchemaParser } from "effect"
-import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import {
   HttpApi,
   HttpApiBuilder,
@@ -38,7 +38,7 @@ import { RequestValidation } from "../../api/RequestValidation.ts"
 import { SUNSET } from "../../api/Sunset.ts"
 import { WriteScope } from "../../api/WriteScope.ts"
 import * as BearerCheck from "../policies/BearerCheck.ts"
-import { errorResponse } from "../policies/ErrorResponses.ts"
+import { errorResponse, MAX_BODY_SIZE } from "../policies/ErrorResponses.ts"
 import { type DomainError, headersOf, toHttpError } from "../policies/HttpErrors.ts"
 import * as IdempotentResponses from "../policies/IdempotentResponses.ts"
 import * as Spans from "../../../observability/Spans.ts"
@@ -217,7 +217,8 @@ const compile = <R>(
       }
       if (decodePayload !== undefined) {
         // A body that cannot be read (too large, cut off) is the framework's to answer, as under HttpApi.
-        const decoded = decodePayload(new Uint8Array(yield* Effect.orDie(request.arrayBuffer)))
+        const body = yield* Effect.orDie(Effect.provideService(request.arrayBuffer, HttpIncomingMessage.MaxBodySize, MAX_BODY_SIZE))
+        const decoded = decodePayload(new Uint8Array(body))
         if (Result.isFailure(decoded)) return invalid(decoded.failure, "body")
         input.payload = decoded.success
       }
