@@ -181,15 +181,40 @@ const compile = <R>(
     })
   ))
 
+  // What runs after the input is read: the sunset, then the operation, idempotent or not.
+  const run = (
+    input: { readonly headers?: unknown; readonly caller: Caller | undefined },
+    clock: Clock.Clock
+  ): Effect.Effect<Response, never, R> => {
+    if (deprecated && clock.currentTimeMillisUnsafe() >= SUNSET.epochMillis) return Effect.succeed(gone)
+    const typed = input as Input<OperationId>
+    const key = idempotent ? (input.headers as { readonly [IDEMPOTENCY_KEY]?: IdempotencyKey })[IDEMPOTENCY_KEY] : undefined
+    if (key === undefined) return answered(operation(typed))
+    return IdempotentResponses.respond(services.idempotent.run(
+      new IdempotentRequest(
+        { keyId: input.caller!.keyId, key, fingerprint: fingerprintOf(identity!(typed)) },
+        { disableChecks: true }
+      ),
+      IdempotentResponses.kept(operation(typed))
+    ))
+  }
+
+  // The checks and the decoding read the request from the fiber's context directly: every
+  // effect here is a step of the runtime that each request pays for.
   const serve = (caller: Caller | undefined): Effect.Effect<Response, never, R | RouteServices> =>
-    Effect.gen(function*() {
+    Effect.withFiber((fiber) => {
       if (writeScope && !allows(caller!.scope, "write")) {
-        return errorResponse(toHttpError(new InsufficientScope({ scope: caller!.scope, operation: endpoint.identifier })))
+        return Effect.succeed(
+          errorResponse(toHttpError(new InsufficientScope({ scope: caller!.scope, operation: endpoint.identifier })))
+        )
       }
-      const request = yield* HttpServerRequest.HttpServerRequest
+      const context = fiber.context as Context.Context<RouteServices>
+      const request = Context.getUnsafe(context, HttpServerRequest.HttpServerRequest)
       if (jsonContentType) {
         const contentType = request.headers["content-type"]
-        if (!isJsonContentType(contentType, mediaTypes)) return errorResponse(unsupportedMediaType(contentType, mediaTypes))
+        if (!isJsonContentType(contentType, mediaTypes)) {
+          return Effect.succeed(errorResponse(unsupportedMediaType(contentType, mediaTypes)))
+        }
       }
       const input: {
         params?: unknown
@@ -199,51 +224,46 @@ const compile = <R>(
         caller: Caller | undefined
       } = { caller }
       if (decodeParams !== undefined) {
-        const decoded = decodeParams((yield* HttpRouter.RouteContext).params)
-        if (Result.isFailure(decoded)) return invalid(decoded.failure, "path")
+        const decoded = decodeParams(Context.getUnsafe(context, HttpRouter.RouteContext).params)
+        if (Result.isFailure(decoded)) return Effect.succeed(invalid(decoded.failure, "path"))
         input.params = decoded.success
       }
       if (decodeHeaders !== undefined) {
         const decoded = headerNames.some((name) => request.headers[name] !== undefined)
           ? decodeHeaders(request.headers)
           : noHeaders!
-        if (Result.isFailure(decoded)) return invalid(decoded.failure, "headers")
+        if (Result.isFailure(decoded)) return Effect.succeed(invalid(decoded.failure, "headers"))
         input.headers = decoded.success
       }
       if (decodeQuery !== undefined) {
-        const decoded = decodeQuery(yield* HttpServerRequest.ParsedSearchParams)
-        if (Result.isFailure(decoded)) return invalid(decoded.failure, "query")
+        const decoded = decodeQuery(Context.getUnsafe(context, HttpServerRequest.ParsedSearchParams))
+        if (Result.isFailure(decoded)) return Effect.succeed(invalid(decoded.failure, "query"))
         input.query = decoded.success
       }
-      if (decodePayload !== undefined) {
-        // A body that cannot be read (too large, cut off) is the framework's to answer, as under HttpApi.
-        const body = yield* Effect.orDie(Effect.provideService(request.arrayBuffer, HttpIncomingMessage.MaxBodySize, MAX_BODY_SIZE))
-        const decoded = decodePayload(new Uint8Array(body))
-        if (Result.isFailure(decoded)) return invalid(decoded.failure, "body")
-        input.payload = decoded.success
-      }
-      if (deprecated && (yield* Clock.currentTimeMillis) >= SUNSET.epochMillis) return gone
-      const typed = input as Input<OperationId>
-      const key = idempotent ? (input.headers as { readonly [IDEMPOTENCY_KEY]?: IdempotencyKey })[IDEMPOTENCY_KEY] : undefined
-      if (key === undefined) return yield* answered(operation(typed))
-      return yield* IdempotentResponses.respond(services.idempotent.run(
-        new IdempotentRequest(
-          { keyId: caller!.keyId, key, fingerprint: fingerprintOf(identity!(typed)) },
-          { disableChecks: true }
-        ),
-        IdempotentResponses.kept(operation(typed))
-      ))
+      const clock = fiber.getRef(Clock.Clock)
+      if (decodePayload === undefined) return run(input, clock)
+      // A body that cannot be read (too large, cut off) is the framework's to answer, as under HttpApi.
+      return Effect.flatMap(
+        Effect.orDie(Effect.provideService(request.arrayBuffer, HttpIncomingMessage.MaxBodySize, MAX_BODY_SIZE)),
+        (body) => {
+          const decoded = decodePayload(new Uint8Array(body))
+          if (Result.isFailure(decoded)) return Effect.succeed(invalid(decoded.failure, "body"))
+          input.payload = decoded.success
+          return run(input, clock)
+        }
+      )
     })
 
   if (!authorization) return serve(undefined)
+  const answers = { refused: (error: Unauthorized) => Effect.succeed(unauthorized(error)), admitted: serve }
+  const check = Effect.withFiber((fiber) => {
+    const request = Context.getUnsafe(fiber.context as Context.Context<RouteServices>, HttpServerRequest.HttpServerRequest)
+    return request.headers["authorization"] === undefined
+      ? services.check(undefined, answers)
+      : Effect.flatMap(decodeBearer, (credential) => services.check(credential, answers))
+  })
   // The key check's span, made only when an exporter reads it (Spans).
-  return Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    return yield* services.check(request.headers["authorization"] === undefined ? undefined : yield* decodeBearer, {
-      refused: (error) => Effect.succeed(unauthorized(error)),
-      admitted: serve
-    })
-  }).pipe(Spans.span("Authorization.bearerAuth"))
+  return check.pipe(Spans.span("Authorization.bearerAuth"))
 }
 
 /** The routes of every /v1 operation, served by `handlers`. */
