@@ -109,8 +109,9 @@ export const make = (fixed: ReadonlyArray<Redacted.Redacted<string>>) =>
       return Option.fromUndefinedOr(fixedCaller)
     }
 
+    // One step of the runtime per verification, not a map over the clock's effect.
     const verifyWith = (fixedKeys: ReadonlyArray<StaticKey>, key: Redacted.Redacted<string>) =>
-      Effect.map(Clock.currentTimeMillis, (now) => check(fixedKeys, Redacted.value(key), now))
+      Clock.clockWith((clock) => Effect.succeed(check(fixedKeys, Redacted.value(key), clock.currentTimeMillisUnsafe())))
 
     return ApiKeys.of({
       verify: Spans.method("ApiKeys.verify", (key: Redacted.Redacted<string>) =>

@@ -73,13 +73,14 @@ const outcomeOf = (exit: Exit.Exit<unknown, unknown>): Outcome => {
 const measured = <A, E, R>(series: Series, call: Effect.Effect<A, E, R>) =>
   Effect.suspend(() => {
     const started = performance.now()
-    return Effect.onExit(call, (exit) =>
-      Effect.sync(() => {
-        // An interrupted call (the client went away) is neither a success nor the store's failure.
-        if (Exit.isFailure(exit) && exit.cause.reasons.every((reason) => reason._tag === "Interrupt")) return
-        series.duration.updateUnsafe((performance.now() - started) / 1000, registryContext)
-        series.calls[outcomeOf(exit)].updateUnsafe(1, registryContext)
-      }))
+    // Recorded as the call ends, in the step that observes its exit.
+    return Effect.onExit(call, (exit) => {
+      // An interrupted call (the client went away) is neither a success nor the store's failure.
+      if (Exit.isFailure(exit) && exit.cause.reasons.every((reason) => reason._tag === "Interrupt")) return Effect.void
+      series.duration.updateUnsafe((performance.now() - started) / 1000, registryContext)
+      series.calls[outcomeOf(exit)].updateUnsafe(1, registryContext)
+      return Effect.void
+    })
   })
 
 type Method = (...args: ReadonlyArray<unknown>) => Effect.Effect<unknown, unknown>

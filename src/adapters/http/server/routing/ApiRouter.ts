@@ -16,11 +16,9 @@ import { Clock, Context, Effect, Result, Schema, type SchemaIssue, SchemaParser 
 import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import {
   HttpApi,
-  HttpApiBuilder,
   type HttpApiEndpoint,
   type HttpApiGroup,
   type HttpApiMiddleware,
-  HttpApiSecurity,
   OpenApi
 } from "effect/http-api"
 import { Gone, InsufficientScope, InvalidInput, type Unauthorized } from "../../../../domain/Errors.ts"
@@ -100,8 +98,6 @@ type Response = HttpServerResponse.HttpServerResponse
 
 // The endpoints' schemas are untyped here; the handlers' input types come from the Api's types.
 const decoder = (schema: Schema.Top) => SchemaParser.decodeUnknownResult(schema as unknown as Schema.Decoder<unknown>)
-
-const decodeBearer = HttpApiBuilder.securityDecode(HttpApiSecurity.bearer)
 
 /** A 401 with its challenge. */
 const unauthorized = (error: Unauthorized) =>
@@ -256,12 +252,13 @@ const compile = <R>(
 
   if (!authorization) return serve(undefined)
   const answers = { refused: (error: Unauthorized) => Effect.succeed(unauthorized(error)), admitted: serve }
-  const check = Effect.withFiber((fiber) => {
-    const request = Context.getUnsafe(fiber.context as Context.Context<RouteServices>, HttpServerRequest.HttpServerRequest)
-    return request.headers["authorization"] === undefined
-      ? services.check(undefined, answers)
-      : Effect.flatMap(decodeBearer, (credential) => services.check(credential, answers))
-  })
+  const check = Effect.withFiber((fiber) =>
+    services.check(
+      Context.getUnsafe(fiber.context as Context.Context<RouteServices>, HttpServerRequest.HttpServerRequest)
+        .headers["authorization"],
+      answers
+    )
+  )
   // The key check's span, made only when an exporter reads it (Spans).
   return check.pipe(Spans.span("Authorization.bearerAuth"))
 }
