@@ -1,4 +1,4 @@
-import { Effect, Schema, SchemaGetter, SchemaIssue, SchemaTransformation } from "effect"
+import { Effect, Result, Schema, SchemaGetter, SchemaIssue, SchemaParser, SchemaTransformation } from "effect"
 import { HttpApiSchema } from "effect/http-api"
 import { closingQuote, int64Reviver, parseInt64Json } from "../../../domain/Int64Json.ts"
 import { JSON_MEDIA_TYPE } from "./JsonContentType.ts"
@@ -113,15 +113,48 @@ export interface LosslessJsonBodyOptions {
   readonly contentType?: string | undefined
 }
 
+/** A body's decode for valid bytes: its value, or `undefined` where the full decode must explain the failure. */
+export type ValidBodyDecode = (bytes: Uint8Array) => Result.Result<unknown, unknown>
+
+const validDecodes = new WeakMap<Schema.Top, ValidBodyDecode>()
+
+/**
+ * The decode of a {@link LosslessJsonBody} for valid bytes, as its schema decodes them:
+ * the same steps (strict UTF-8, the value count, the lossless parse, the inner schema),
+ * called directly, so that the inner schema is compiled (SchemaJITCompiler) and no step
+ * needs an effect. The schema's own decode is still the only one that explains a
+ * refusal: on any failure this answers `undefined` and the caller decodes with it.
+ * `undefined` for any other schema.
+ */
+export const validBodyDecode = (body: Schema.Top): ValidBodyDecode | undefined => validDecodes.get(body)
+
+const refused = Result.fail(undefined)
+
 /**
  * A JSON body (request or response) that HttpApi carries as bytes while this schema
  * decodes them as strict UTF-8, parses them losslessly and stringifies `JSON.rawJSON`
  * values verbatim. HttpApi's own JSON path, on the server and in its client, decodes
  * leniently and uses plain `JSON.parse`, which rounds past 2^53.
  */
-export const LosslessJsonBody = <S extends Schema.Top>(schema: S, options?: LosslessJsonBodyOptions) =>
-  Utf8Text.pipe(
-    Schema.decodeTo(options?.maxValues === undefined ? Schema.String : Schema.String.check(atMostValues(options.maxValues))),
+export const LosslessJsonBody = <S extends Schema.Top>(schema: S, options?: LosslessJsonBodyOptions) => {
+  const maxValues = options?.maxValues
+  const body = Utf8Text.pipe(
+    Schema.decodeTo(maxValues === undefined ? Schema.String : Schema.String.check(atMostValues(maxValues))),
     Schema.decodeTo(schema, fromInt64JsonString),
     HttpApiSchema.asUint8Array({ contentType: options?.contentType ?? JSON_MEDIA_TYPE })
   )
+  const decodeValue = SchemaParser.decodeUnknownResult(schema as unknown as Schema.Decoder<unknown>)
+  validDecodes.set(body, (bytes) => {
+    let value: unknown
+    try {
+      const text = strictUtf8.decode(bytes)
+      if (maxValues !== undefined && countJsonValues(text) > maxValues) return refused
+      value = parseInt64Json(text)
+    } catch {
+      return refused
+    }
+    const decoded = decodeValue(value)
+    return Result.isSuccess(decoded) ? decoded : refused
+  })
+  return body
+}

@@ -7,10 +7,12 @@ import { bearerCredential } from "../../../../src/adapters/http/server/policies/
 // What HttpApiSecurity.bearer reads from the same field: the credential, or "" for none.
 const frameworkDecode = HttpApiBuilder.securityDecode(HttpApiSecurity.bearer)
 const framework = (field: string): string =>
-  Redacted.value(Effect.runSync(Effect.provideService(
-    frameworkDecode,
-    HttpServerRequest.HttpServerRequest,
-    { headers: { authorization: field } } as unknown as HttpServerRequest.HttpServerRequest
+  Redacted.value(Effect.runSync(frameworkDecode.pipe(
+    Effect.provideService(
+      HttpServerRequest.HttpServerRequest,
+      { headers: { authorization: field } } as unknown as HttpServerRequest.HttpServerRequest
+    ),
+    Effect.provideService(HttpServerRequest.ParsedSearchParams, {})
   )))
 
 // Fields near the scheme's edges: its case, a missing or doubled space, other schemes.

@@ -32,6 +32,7 @@ import { Api } from "../../api/Api.ts"
 import { challengeOf } from "../../api/ApiErrors.ts"
 import { Authorization } from "../../api/Authorization.ts"
 import { isJsonContentType, JSON_MEDIA_TYPE, JsonContentType, unsupportedMediaType } from "../../api/JsonContentType.ts"
+import { validBodyDecode } from "../../api/JsonInt64.ts"
 import { RequestValidation } from "../../api/RequestValidation.ts"
 import { SUNSET } from "../../api/Sunset.ts"
 import { WriteScope } from "../../api/WriteScope.ts"
@@ -165,7 +166,15 @@ const compile = <R>(
   const mediaTypes = payloadType === undefined || payloadType === JSON_MEDIA_TYPE
     ? [JSON_MEDIA_TYPE]
     : [payloadType, JSON_MEDIA_TYPE]
-  const decodePayload = payload === undefined ? undefined : decoder(Schema.Union(payload.schemas))
+  const decodeBody = payload === undefined ? undefined : decoder(Schema.Union(payload.schemas))
+  // Valid bytes take the body schema's compiled steps; the schema explains any refusal.
+  const validBody = payload?.schemas.length === 1 ? validBodyDecode(payload.schemas[0]!) : undefined
+  const decodePayload = decodeBody === undefined || validBody === undefined
+    ? decodeBody
+    : (bytes: Uint8Array) => {
+      const valid = validBody(bytes)
+      return Result.isSuccess(valid) ? Result.succeed(valid.success) : decodeBody(bytes)
+    }
   const idempotent = headerNames.includes(IDEMPOTENCY_KEY)
   const operation: Operation<OperationId, R> = typeof handler === "function" ? handler : handler.handle
   const identity = typeof handler === "function" ? undefined : handler.identity
