@@ -113,7 +113,7 @@ export interface LosslessJsonBodyOptions {
   readonly contentType?: string | undefined
 }
 
-/** A body's decode for valid bytes: its value, or `undefined` where the full decode must explain the failure. */
+/** A body's decode for valid bytes: a success with its value, or a failure whose reason only the full decode gives. */
 export type ValidBodyDecode = (bytes: Uint8Array) => Result.Result<unknown, unknown>
 
 const validDecodes = new WeakMap<Schema.Top, ValidBodyDecode>()
@@ -123,8 +123,8 @@ const validDecodes = new WeakMap<Schema.Top, ValidBodyDecode>()
  * the same steps (strict UTF-8, the value count, the lossless parse, the inner schema),
  * called directly, so that the inner schema is compiled (SchemaJITCompiler) and no step
  * needs an effect. The schema's own decode is still the only one that explains a
- * refusal: on any failure this answers `undefined` and the caller decodes with it.
- * `undefined` for any other schema.
+ * refusal: on any failure this fails without a reason and the caller decodes with the
+ * schema. `undefined` for any other schema.
  */
 export const validBodyDecode = (body: Schema.Top): ValidBodyDecode | undefined => validDecodes.get(body)
 
