@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Metric } from "effect"
+import { Deferred, Effect, Fiber, Layer, Metric } from "effect"
 import * as StoreMemory from "../../../src/adapters/memory/StoreMemory.ts"
 import * as StoreMetrics from "../../../src/adapters/observability/StoreMetrics.ts"
 import { CategoryId } from "../../../src/domain/pets/CategoryId.ts"
@@ -65,4 +65,30 @@ describe("StoreMetrics", () => {
       assert.deepStrictEqual(after.map((count, i) => count - before[i]!), series.map(() => 1))
       assert.strictEqual((yield* durations({ port: "OrderRepository", method: "place" })) - placeDurations, 2)
     }).pipe(Effect.provide(measuredStore)))
+
+  it.effect("counts a defect as one; an interrupted call (the client went away) is not counted at all", () =>
+    Effect.gen(function*() {
+      const started = yield* Deferred.make<void>()
+      const port = PetRepository.of({
+        ...(yield* PetRepository),
+        get: () => Effect.die(new Error("bug")),
+        inventory: Effect.andThen(Deferred.succeed(started, undefined), Effect.never)
+      })
+      const measured = yield* PetRepository.pipe(Effect.provide(StoreMetrics.petRepository), Effect.provideService(PetRepository, port))
+      const labels = ["ok", "not_found", "refused", "unavailable", "defect"].map((outcome) => ({
+        port: "PetRepository", method: "inventory", outcome
+      }))
+      const before = yield* Effect.forEach(labels, calls)
+      const defectsBefore = yield* calls({ port: "PetRepository", method: "get", outcome: "defect" })
+      const durationsBefore = yield* durations({ port: "PetRepository", method: "inventory" })
+
+      yield* Effect.exit(measured.get(PetId.make(1n)))
+      const waiting = yield* Effect.forkChild(measured.inventory)
+      yield* Deferred.await(started)
+      yield* Fiber.interrupt(waiting)
+
+      assert.strictEqual((yield* calls({ port: "PetRepository", method: "get", outcome: "defect" })) - defectsBefore, 1)
+      assert.deepStrictEqual(yield* Effect.forEach(labels, calls), before)
+      assert.strictEqual(yield* durations({ port: "PetRepository", method: "inventory" }), durationsBefore)
+    }).pipe(Effect.provide(StoreMemory.layer)))
 })
