@@ -5,10 +5,11 @@
  *     {"level":30,"time":1764110000000,"pid":7,"hostname":"h","reqId":"…","req":{"method":"GET","url":"/v1/pets"},
  *      "res":{"statusCode":200},"responseTime":1,"msg":"request completed"}
  *
- * `level` is pino's number, `time` epoch milliseconds; a line's log annotations and log
- * spans (a span's value is its duration in ms) are its fields, flat; a cause, or an error
- * logged as a message part, is `err: {type, message, stack}`. Effect's Logger stays the
- * API inside the code: this is the one logger the service installs.
+ * `level` is pino's number, `time` epoch milliseconds; a line's log annotations, a plain
+ * object logged as the first message part (pino's merging object: `logInfo(fields, msg)`)
+ * and log spans (a span's value is its duration in ms) are its fields, flat; a cause, or
+ * an error logged as a message part, is `err: {type, message, stack}`. Effect's Logger
+ * stays the API inside the code: this is the one logger the service installs.
  *
  * The serializer is built once: the head of each level and the process's fields are
  * prebuilt text, each field name is escaped once, and a line is concatenated, never an
@@ -99,19 +100,31 @@ const errText = (error: unknown, stack: string | undefined): string => {
   return `,"err":{"type":${JSON.stringify(type)},"message":${JSON.stringify(message)},"stack":${JSON.stringify(stack ?? "")}}`
 }
 
+// `,"name":value` for each field that is not undefined.
+const fieldsText = (fields: Readonly<Record<string, unknown>>): string => {
+  let text = ""
+  for (const name in fields) {
+    const value = fields[name]
+    if (value !== undefined) text += fieldHead(name) + valueText(value)
+  }
+  return text
+}
+
 /** The line of one log call, without its newline. */
 export const pinoLine: Logger.Logger<unknown, string> = Logger.make(({ cause, date, fiber, logLevel, message }) => {
   const now = date.getTime()
   let line = LEVEL_HEADS[logLevel] + now + PROCESS_FIELDS
-  const annotations = fiber.getRef(References.CurrentLogAnnotations)
-  for (const name in annotations) {
-    const value = annotations[name]
-    if (value !== undefined) line += fieldHead(name) + valueText(value)
-  }
+  line += fieldsText(fiber.getRef(References.CurrentLogAnnotations))
+  const parts: ReadonlyArray<unknown> = Array.isArray(message) ? message : [message]
+  const merged = parts.length > 1 && typeof parts[0] === "object" && parts[0] !== null && isPlainObject(parts[0])
+    ? parts[0]
+    : undefined
+  if (merged !== undefined) line += fieldsText(merged)
   for (const [label, started] of fiber.getRef(References.CurrentLogSpans)) line += fieldHead(label) + (now - started)
   let msg = ""
   let err = cause.reasons.length > 0 ? errText(Cause.squash(cause), Cause.pretty(cause)) : ""
-  for (const part of Array.isArray(message) ? message : [message]) {
+  for (let i = merged === undefined ? 0 : 1; i < parts.length; i++) {
+    const part = parts[i]
     if (typeof part === "string") msg += msg === "" ? part : ` ${part}`
     else if (err === "" && part instanceof Error) err = errText(part, part.stack)
     else msg += `${msg === "" ? "" : " "}${Formatter.format(part)}`

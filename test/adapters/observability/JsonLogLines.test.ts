@@ -48,25 +48,29 @@ describe("JsonLogLines.pinoLine", () => {
     { arbitrary: { runs: 200 } }
   )
 
-  it.effect("writes a request line with pino-http's fields, flat, and its span as milliseconds", () =>
+  it.effect("merges a plain object logged before the message into the line, as pino does: the request line", () =>
     Effect.gen(function*() {
-      const [line] = yield* linesOf(
-        Effect.logInfo("request completed").pipe(
-          Effect.annotateLogs({ reqId: "r-1", req: { method: "GET", url: "/v1/pets" }, res: { statusCode: 200 } }),
-          Effect.withLogSpan("responseTime")
-        )
-      )
-      const parsed = JSON.parse(line!) as Record<string, unknown>
-      assert.isAtLeast(parsed["responseTime"] as number, 0)
-      const { responseTime: _, ...rest } = parsed
-      assert.deepStrictEqual(
-        rest,
-        JSON.parse(pinoWrites("info", {
-          reqId: "r-1",
-          req: { method: "GET", url: "/v1/pets" },
-          res: { statusCode: 200 }
-        }, "request completed", parsed["time"] as number))
-      )
+      const fields = {
+        reqId: "r-1",
+        req: { method: "GET", url: "/v1/pets" },
+        res: { statusCode: 200 },
+        route: "/v1/pets",
+        responseTime: 3
+      }
+      const [line, annotatedOnly] = yield* linesOf(Effect.gen(function*() {
+        yield* Effect.logInfo(fields, "request completed")
+        yield* Effect.logInfo({ alone: true })
+      }))
+      const parsed = JSON.parse(line!) as { time: number }
+      assert.deepStrictEqual(parsed, JSON.parse(pinoWrites("info", fields, "request completed", parsed.time)))
+      // An object that is the whole message is the message, as Effect's own loggers write it.
+      assert.strictEqual((JSON.parse(annotatedOnly!) as { msg: string }).msg, "{\"alone\":true}")
+    }))
+
+  it.effect("writes a log span as its milliseconds", () =>
+    Effect.gen(function*() {
+      const [line] = yield* linesOf(Effect.logInfo("done").pipe(Effect.withLogSpan("took")))
+      assert.isAtLeast((JSON.parse(line!) as { took: number }).took, 0)
     }))
 
   it.effect("writes a cause, or an error logged with the message, as err {type, message, stack}", () =>
