@@ -109,9 +109,11 @@ export const make = (fixed: ReadonlyArray<Redacted.Redacted<string>>) =>
       return Option.fromUndefinedOr(fixedCaller)
     }
 
-    // One step of the runtime per verification, not a map over the clock's effect.
+    // One step of the runtime per verification: the clock read from the fiber, the answer its value.
     const verifyWith = (fixedKeys: ReadonlyArray<StaticKey>, key: Redacted.Redacted<string>) =>
-      Clock.clockWith((clock) => Effect.succeed(check(fixedKeys, Redacted.value(key), clock.currentTimeMillisUnsafe())))
+      Effect.withFiberSucceed((fiber) =>
+        check(fixedKeys, Redacted.value(key), fiber.getRef(Clock.Clock).currentTimeMillisUnsafe())
+      )
 
     return ApiKeys.of({
       verify: Spans.method("ApiKeys.verify", (key: Redacted.Redacted<string>) =>

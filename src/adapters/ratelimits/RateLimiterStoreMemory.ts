@@ -46,30 +46,29 @@ export const make = Effect.gen(function*() {
 
   const store = RateLimiter.RateLimiterStore.of({
     ...delegate,
-    // effect's memory token bucket, step for step, plus the time it is full again.
+    // effect's memory token bucket, step for step, plus the time it is full again; one
+    // step of the runtime, the clock read from the fiber.
     tokenBucket: (options) =>
-      Effect.clockWith((clock) =>
-        Effect.sync(() => {
-          const refillRateMillis = millisOf(options.refillRate)
-          const now = clock.currentTimeMillisUnsafe()
-          sweep(now)
-          let bucket = buckets.get(options.key)
-          if (bucket === undefined) {
-            bucket = { tokens: options.limit, lastRefill: now, fullAt: now }
-            buckets.set(options.key, bucket)
-          }
-          const tokensToAdd = Math.floor((now - bucket.lastRefill) / refillRateMillis)
-          if (tokensToAdd > 0) {
-            bucket.tokens = Math.min(options.limit, bucket.tokens + tokensToAdd)
-            bucket.lastRefill += tokensToAdd * refillRateMillis
-          }
-          if (bucket.tokens >= options.limit) bucket.lastRefill = now
-          const newTokenCount = bucket.tokens - options.tokens
-          if (options.allowOverflow || newTokenCount >= 0) bucket.tokens = newTokenCount
-          bucket.fullAt = bucket.lastRefill + Math.max(0, options.limit - bucket.tokens) * refillRateMillis
-          return [newTokenCount, Math.max(0, now - bucket.lastRefill)] as const
-        })
-      )
+      Effect.withFiberSucceed((fiber) => {
+        const refillRateMillis = millisOf(options.refillRate)
+        const now = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
+        sweep(now)
+        let bucket = buckets.get(options.key)
+        if (bucket === undefined) {
+          bucket = { tokens: options.limit, lastRefill: now, fullAt: now }
+          buckets.set(options.key, bucket)
+        }
+        const tokensToAdd = Math.floor((now - bucket.lastRefill) / refillRateMillis)
+        if (tokensToAdd > 0) {
+          bucket.tokens = Math.min(options.limit, bucket.tokens + tokensToAdd)
+          bucket.lastRefill += tokensToAdd * refillRateMillis
+        }
+        if (bucket.tokens >= options.limit) bucket.lastRefill = now
+        const newTokenCount = bucket.tokens - options.tokens
+        if (options.allowOverflow || newTokenCount >= 0) bucket.tokens = newTokenCount
+        bucket.fullAt = bucket.lastRefill + Math.max(0, options.limit - bucket.tokens) * refillRateMillis
+        return [newTokenCount, Math.max(0, now - bucket.lastRefill)] as const
+      })
   })
   return { store, bucketCount: () => buckets.size }
 })
