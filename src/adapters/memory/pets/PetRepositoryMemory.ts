@@ -34,10 +34,10 @@ export const fromTables = (
     )
 
   const create = Spans.method("PetRepository.create", (input: NewPet) =>
-    Effect.withFiber((fiber) => {
+    Effect.withFiberSucceed((fiber) => {
       const pet = pets.insert(input)
       record(fiber, "pet.created", petData(pet))
-      return Effect.succeed(pet)
+      return pet
     }))
 
   const get = Spans.method("PetRepository.get", (id: PetId) => {

@@ -248,15 +248,15 @@ const compile = <R>(
       const clock = fiber.getRef(Clock.Clock)
       if (decodePayload === undefined) return run(input, clock)
       // A body that cannot be read (too large, cut off) is the framework's to answer, as under HttpApi.
-      return Effect.flatMap(
-        Effect.orDie(Effect.provideService(request.arrayBuffer, HttpIncomingMessage.MaxBodySize, MAX_BODY_SIZE)),
-        (body) => {
+      return Effect.matchEffect(Effect.provideService(request.arrayBuffer, HttpIncomingMessage.MaxBodySize, MAX_BODY_SIZE), {
+        onFailure: Effect.die,
+        onSuccess: (body) => {
           const decoded = decodePayload(new Uint8Array(body))
           if (Result.isFailure(decoded)) return Effect.succeed(invalid(decoded.failure, "body"))
           input.payload = decoded.success
           return run(input, clock)
         }
-      )
+      })
     })
 
   if (!authorization) return serve(undefined)
