@@ -19,6 +19,8 @@ import * as ReleaseDeadline from "./adapters/process/ReleaseDeadline.ts"
 import { WebhookSenderHttp } from "./adapters/webhooks/index.ts"
 import { EventLog } from "./ports/events/EventLog.ts"
 import { IdempotentCreates } from "./ports/idempotency/IdempotentCreates.ts"
+import { OrderRepository } from "./ports/orders/OrderRepository.ts"
+import { PetRepository } from "./ports/pets/PetRepository.ts"
 import { WebhookRepository } from "./ports/webhooks/WebhookRepository.ts"
 import type { ServiceConfig } from "./ServiceConfig.ts"
 import type { StoreConfig } from "./StoreConfig.ts"
@@ -81,14 +83,19 @@ const webhookDelivery = (service: ServiceConfig) =>
   }).pipe(Layer.provide(WebhookSenderHttp.layer({ allowPrivate: service.webhookAllowPrivate })))
 
 /**
- * What the HTTP app needs of the store's ports: both repositories measured, idempotent
- * creates, the event feed with its retention sweep, the webhook subscriptions and their
- * delivery, the key check, and the embedded store's admin port.
+ * What the HTTP app needs of the store's ports: both repositories (measured unless
+ * METRICS is off, when no one could read the series), idempotent creates, the event feed
+ * with its retention sweep, the webhook subscriptions and their delivery, the key check,
+ * and the embedded store's admin port.
  */
 export const services = (store: StoreConfig, service: ServiceConfig) =>
   Layer.mergeAll(
-    StoreMetrics.petRepository,
-    StoreMetrics.orderRepository,
+    service.metrics === "on"
+      ? Layer.mergeAll(StoreMetrics.petRepository, StoreMetrics.orderRepository)
+      : Layer.mergeAll(
+        Layer.effect(PetRepository, Effect.service(PetRepository)),
+        Layer.effect(OrderRepository, Effect.service(OrderRepository))
+      ),
     Layer.effect(IdempotentCreates, Effect.service(IdempotentCreates)),
     Layer.effect(WebhookRepository, Effect.service(WebhookRepository)),
     Layer.effect(EventLog, Effect.service(EventLog)),

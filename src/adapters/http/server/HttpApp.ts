@@ -130,6 +130,6 @@ export const layer = (servers: Servers, options?: Options) => {
     readiness,
     metrics ? MetricsRoute.layer : Layer.empty,
     // The one global middleware: telemetry, the JSON error policy, the deprecation, CORS and common headers.
-    RequestTelemetry.layer(routes, { cors: options?.cors })
+    RequestTelemetry.layer(routes, { cors: options?.cors, metrics })
   )
 }

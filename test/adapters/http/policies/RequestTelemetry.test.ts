@@ -107,9 +107,17 @@ describe("GET /metrics", () => {
     expect(post.headers.get("allow")).toBe("GET, HEAD")
   })
 
-  it("is a JSON 404 when turned off", async () => {
-    const server = freshServer(undefined, { metrics: false })
-    expectError(await server.call("GET", "/metrics"), 404, "not_found")
+  it("is a JSON 404 when turned off, and then records no request", async () => {
+    const off = freshServer(undefined, { metrics: false })
+    const on = freshServer()
+    const series = `http_server_requests_total{operation="getPet",method="GET",status="404"}`
+    const before = seriesValue(await scrape(on), series)
+    expectError(await off.call("GET", "/metrics"), 404, "not_found")
+    expect((await off.call("GET", "/v1/pets/99", { headers: AUTH })).status).toBe(404)
+    // Both servers write to the one default registry: only the server with metrics on counts.
+    expect(seriesValue(await scrape(on), series)).toBe(before)
+    expect((await on.call("GET", "/v1/pets/99", { headers: AUTH })).status).toBe(404)
+    expect(seriesValue(await scrape(on), series)).toBe(before + 1)
   })
 })
 

@@ -104,10 +104,13 @@ const errorOf = (response: HttpServerResponse.HttpServerResponse): ResponseError
 export interface Options {
   /** Origins allowed to call from a browser; none when undefined (no CORS headers, OPTIONS is a 405). */
   readonly cors?: Cors.CorsOrigins | undefined
+  /** Whether requests are recorded in the HTTP metrics (no one reads them when /metrics is off). Default: true. */
+  readonly metrics?: boolean | undefined
 }
 
 export const layer = (routes: RouteTable, options?: Options) => {
   const cors = options?.cors === undefined ? undefined : Cors.middleware(options.cors)
+  const metrics = options?.metrics ?? true
   return HttpRouter.middleware(
     // Written as few effects as it can be: each step of the runtime here is paid by every request.
     (app) =>
@@ -122,7 +125,9 @@ export const layer = (routes: RouteTable, options?: Options) => {
           Effect.annotateLogs(cors === undefined ? answered : cors(answered), "reqId", requestId),
           (response) => {
             const elapsedMs = performance.now() - started
-            HttpMetrics.recordRequest(route?.operation ?? UNMATCHED, request.method, response.status, elapsedMs / 1000)
+            if (metrics) {
+              HttpMetrics.recordRequest(route?.operation ?? UNMATCHED, request.method, response.status, elapsedMs / 1000)
+            }
             // Every answer of the deprecated route says so, its errors (defects included) too.
             const answer = withResponseHeaders(response, requestId, SunsetHeaders.isDeprecated(route))
             return Effect.map(
