@@ -17,6 +17,14 @@
  * the framework over bare node:http (the Effect floor; bare Fastify), the features over the
  * framework (Animal Store memory over the floor; Fastify + features over bare Fastify: issue
  * 21's target is that the first is no larger), and the store (PostgreSQL over memory).
+ *
+ * Per feature, when BENCH_INSTRUCTIONS_SERVERS names them (they are not counted by default):
+ * Animal Store memory with one feature off (animal-store-no-log: LOG_LEVEL=none;
+ * animal-store-no-ratelimit: RATE_LIMIT=off; animal-store-no-metrics: METRICS=off) and
+ * Fastify + features + Map with the same one left out (fastify-features-no-log,
+ * fastify-features-no-ratelimit, fastify-features-no-metrics: peers/fastify-server.ts's
+ * `off`). A feature's cost is the server with everything on less the one without it; the
+ * rest of the features is the features layer less the three (with the floor and bare Fastify).
  */
 import { execFileSync } from "node:child_process"
 import { readdirSync, readFileSync } from "node:fs"
@@ -72,15 +80,58 @@ type Kind =
   | "fastify-features-pg"
   | "fastify"
   | "reference"
+  | "animal-store-no-log"
+  | "animal-store-no-ratelimit"
+  | "animal-store-no-metrics"
+  | "fastify-features-no-log"
+  | "fastify-features-no-ratelimit"
+  | "fastify-features-no-metrics"
 
-const SERVERS: ReadonlyArray<{ readonly kind: Kind; readonly label: string; readonly postgres: boolean }> = [
+const SERVERS: ReadonlyArray<{
+  readonly kind: Kind
+  readonly label: string
+  readonly postgres: boolean
+  /** For the per-feature split only: counted when BENCH_INSTRUCTIONS_SERVERS names it, never by default. */
+  readonly onlyWhenNamed?: true
+}> = [
   { kind: "animal-store", label: "Animal Store memory", postgres: false },
   { kind: "animal-store-postgres", label: "Animal Store postgres", postgres: true },
   { kind: "effect-floor", label: "Effect floor + Map", postgres: false },
   { kind: "fastify-features", label: "Fastify + features + Map", postgres: false },
   { kind: "fastify-features-pg", label: "Fastify + features + pg", postgres: true },
   { kind: "fastify", label: "bare Fastify + Map", postgres: false },
-  { kind: "reference", label: "reference node:http", postgres: false }
+  { kind: "reference", label: "reference node:http", postgres: false },
+  { kind: "animal-store-no-log", label: "Animal Store memory, no log", postgres: false, onlyWhenNamed: true },
+  { kind: "animal-store-no-ratelimit", label: "Animal Store memory, no rate limit", postgres: false, onlyWhenNamed: true },
+  { kind: "animal-store-no-metrics", label: "Animal Store memory, no metrics", postgres: false, onlyWhenNamed: true },
+  { kind: "fastify-features-no-log", label: "Fastify + features + Map, no log", postgres: false, onlyWhenNamed: true },
+  {
+    kind: "fastify-features-no-ratelimit",
+    label: "Fastify + features + Map, no rate limit",
+    postgres: false,
+    onlyWhenNamed: true
+  },
+  { kind: "fastify-features-no-metrics", label: "Fastify + features + Map, no metrics", postgres: false, onlyWhenNamed: true }
+]
+
+/**
+ * The features both servers can switch off one at a time, and the server of each without
+ * it: Animal Store by its setting, the Fastify peer by its `off` (peers/fastify-server.ts).
+ */
+const FEATURES: ReadonlyArray<{
+  readonly feature: string
+  readonly without: string
+  readonly animalStore: Kind
+  readonly fastify: Kind
+}> = [
+  { feature: "request log line", without: "no log", animalStore: "animal-store-no-log", fastify: "fastify-features-no-log" },
+  {
+    feature: "rate limit",
+    without: "no rate limit",
+    animalStore: "animal-store-no-ratelimit",
+    fastify: "fastify-features-no-ratelimit"
+  },
+  { feature: "metrics", without: "no metrics", animalStore: "animal-store-no-metrics", fastify: "fastify-features-no-metrics" }
 ]
 
 const LABEL: Record<Kind, string> = Object.fromEntries(SERVERS.map(({ kind, label }) => [kind, label])) as Record<Kind, string>
@@ -91,6 +142,12 @@ const start = (kind: Kind, options: InstructionsOptions, wrapper: Wrapper, datab
   switch (kind) {
     case "animal-store":
       return startService({ name: "instructions-memory", work, apiKey, env: { STORE: "memory" }, wrapper, timeoutMs })
+    case "animal-store-no-log":
+      return startService({ name: `instructions-${kind}`, work, apiKey, env: { STORE: "memory", LOG_LEVEL: "none" }, wrapper, timeoutMs })
+    case "animal-store-no-ratelimit":
+      return startService({ name: `instructions-${kind}`, work, apiKey, env: { STORE: "memory", RATE_LIMIT: "off" }, wrapper, timeoutMs })
+    case "animal-store-no-metrics":
+      return startService({ name: `instructions-${kind}`, work, apiKey, env: { STORE: "memory", METRICS: "off" }, wrapper, timeoutMs })
     case "animal-store-postgres":
       return startService({
         name: "instructions-postgres",
@@ -105,6 +162,12 @@ const start = (kind: Kind, options: InstructionsOptions, wrapper: Wrapper, datab
       return startEffect({ name: LABEL[kind], apiKey, store: "map", wrapper, timeoutMs })
     case "fastify-features":
       return startFastifyFeatures({ name: LABEL[kind], work, apiKey, store: "map", wrapper, timeoutMs })
+    case "fastify-features-no-log":
+      return startFastifyFeatures({ name: LABEL[kind], work, apiKey, store: "map", off: ["log"], wrapper, timeoutMs })
+    case "fastify-features-no-ratelimit":
+      return startFastifyFeatures({ name: LABEL[kind], work, apiKey, store: "map", off: ["rateLimit"], wrapper, timeoutMs })
+    case "fastify-features-no-metrics":
+      return startFastifyFeatures({ name: LABEL[kind], work, apiKey, store: "map", off: ["metrics"], wrapper, timeoutMs })
     case "fastify-features-pg":
       return startFastifyFeatures({ name: LABEL[kind], work, apiKey, store: "pg", databaseUrl: databaseUrl ?? "", wrapper, timeoutMs })
     case "fastify":
@@ -164,7 +227,8 @@ export const instructionsSection = async (options: InstructionsOptions): Promise
   // BENCH_INSTRUCTIONS_SERVERS=animal-store,animal-store-postgres counts only those (a before/after of one change).
   const only = process.env["BENCH_INSTRUCTIONS_SERVERS"]?.split(",").map((kind) => kind.trim())
   const servers = SERVERS.filter((server) =>
-    (!server.postgres || options.pgUrl !== undefined) && (only === undefined || only.includes(server.kind))
+    (!server.postgres || options.pgUrl !== undefined) &&
+    (only === undefined ? server.onlyWhenNamed !== true : only.includes(server.kind))
   )
   if (options.pgUrl === undefined) report.note("instructions: the PostgreSQL servers left out: no usable PostgreSQL server")
   const counts: Partial<Record<Kind, Partial<Record<ScenarioName, number>>>> = {}
@@ -235,10 +299,12 @@ export const instructionsSection = async (options: InstructionsOptions): Promise
   const ratioOf = (a: number | undefined, b: number | undefined) =>
     a === undefined || b === undefined || a < 0 || b <= 0 ? undefined : a / b
   const instructions = (value: number | undefined) => (value === undefined ? "-" : Math.round(value).toLocaleString("en-US"))
-  /** The feature-equal peer on the same storage. */
-  const peerOf = (kind: Kind): Kind => (SERVERS.find((server) => server.kind === kind)?.postgres ? "fastify-features-pg" : "fastify-features")
+  /** The feature-equal peer on the same storage (with the same feature left out). */
+  const peerOf = (kind: Kind): Kind =>
+    FEATURES.find((row) => row.animalStore === kind)?.fastify ??
+      (SERVERS.find((server) => server.kind === kind)?.postgres ? "fastify-features-pg" : "fastify-features")
   report.table(
-    ["scenario", "server", "instructions/req", "vs Effect floor", "vs bare Fastify + Map", "vs Fastify + features (same store)"],
+    ["scenario", "server", "instructions/req", "vs Effect floor", "vs bare Fastify + Map", "vs Fastify + features (same store, same off)"],
     options.scenarios.flatMap((scenario) =>
       servers.map(({ kind, label }) => {
         const own = count(kind, scenario)
@@ -339,9 +405,68 @@ export const instructionsSection = async (options: InstructionsOptions): Promise
   report.say("   Differences of per-request counts from separate servers. Issue 21's target: the features add no more")
   report.say("   instructions over the Effect floor than over bare Fastify, i.e. the + features row at most 1.0x:")
   report.say(`   ${featuresTarget.join(", ")}.`)
+
+  // Per feature, when the servers with one left out were counted.
+  const perFeature = servers.some((server) => server.onlyWhenNamed === true)
+    ? options.scenarios.map((scenario) => {
+      const features = FEATURES.map(({ animalStore, fastify, feature, without }) => ({
+        feature,
+        animalStore: `AS memory - AS ${without}`,
+        animalStoreCount: difference("animal-store", animalStore, scenario),
+        fastify: `Fastify + features - ${without}`,
+        fastifyCount: difference("fastify-features", fastify, scenario)
+      }))
+      const rest = (all: number | undefined, three: ReadonlyArray<number | undefined>) =>
+        three.reduce((left, cost) => (left === undefined || cost === undefined ? undefined : left - cost), all)
+      const all = layersOf(scenario).find((row) => row.layer === "+ features")
+      return {
+        scenario,
+        features: [
+          ...features,
+          {
+            feature: "rest of the features",
+            animalStore: "AS memory - Effect floor - the three",
+            animalStoreCount: rest(all?.animalStoreCount, features.map((row) => row.animalStoreCount)),
+            fastify: "Fastify + features - bare Fastify - the three",
+            fastifyCount: rest(all?.fastifyCount, features.map((row) => row.fastifyCount))
+          },
+          {
+            feature: "= all the features",
+            animalStore: "AS memory - Effect floor",
+            animalStoreCount: all?.animalStoreCount,
+            fastify: "Fastify + features - bare Fastify",
+            fastifyCount: all?.fastifyCount
+          }
+        ]
+      }
+    })
+    : undefined
+  if (perFeature !== undefined) {
+    report.say("")
+    report.say("   What each feature costs per request: the server with every feature on less the same server with that one off")
+    report.table(
+      ["scenario", "feature", "Animal Store", "instructions/req", "Fastify peer", "instructions/req", "AS / Fastify"],
+      perFeature.flatMap(({ scenario, features }) =>
+        features.map((row) => [
+          scenario,
+          row.feature,
+          row.animalStore,
+          instructions(row.animalStoreCount),
+          row.fastify,
+          instructions(row.fastifyCount),
+          fmtRatio(ratioOf(row.animalStoreCount, row.fastifyCount))
+        ])
+      )
+    )
+    report.say("   Differences of per-request counts from separate servers: each carries the run-to-run spread of two whole counts")
+    report.say("   (about 5% of each). Off: Animal Store LOG_LEVEL=none, RATE_LIMIT=off, METRICS=off; Fastify no logger, no")
+    report.say("   @fastify/rate-limit, no prom-client. Animal Store's METRICS=off leaves out /metrics and the process figures but")
+    report.say("   still records each request's counter and histogram: those stay in its rest of the features.")
+  }
   return {
     perRequest: Object.fromEntries(Object.entries(counts).map(([kind, own]) => [LABEL[kind as Kind], own])),
     split: Object.fromEntries(split.map(({ scenario, layers }) => [scenario, layers])),
+    ...(perFeature === undefined ? {} : { perFeature: Object.fromEntries(perFeature.map(({ scenario, features }) => [scenario, features])) }),
     requests: options.requests,
     warmupRequests: options.warmupRequests
   }

@@ -33,8 +33,10 @@
  *            instructions per request under valgrind's callgrind (repeatable within about 5%,
  *            unlike req/s on shared cores): Animal Store on memory and PostgreSQL vs the
  *            Effect floor, Fastify + features (Map and pg), bare Fastify and the reference,
- *            for a list and a create, split into framework, features and store; about 8
- *            minutes, so not in --quick unless --sections names it; left out without valgrind
+ *            for a list and a create, split into framework, features and store (and per
+ *            feature: log, rate limit, metrics, when BENCH_INSTRUCTIONS_SERVERS names the
+ *            servers with one off); about 8 minutes, so not in --quick unless --sections
+ *            names it; left out without valgrind
  *
  * Flags (npm run bench -- <flags>):
  *   --quick          http and scale only; a 0.5 s warm-up per scenario and server, then
@@ -50,7 +52,9 @@
  * BENCH_RATE_LIMIT (default 100000000/1s, a quota no run reaches, so the limiter runs on
  * every request; "off" to measure without it): Animal Store's RATE_LIMIT.
  * BENCH_INSTRUCTIONS_SERVERS (comma-separated kinds, e.g. animal-store,animal-store-postgres):
- * the instructions section counts only these servers. BENCH_INSTRUCTIONS_REQUESTS: requests counted per
+ * the instructions section counts only these servers; it alone can name the kinds with one
+ * feature off (animal-store-no-log, -no-ratelimit, -no-metrics and fastify-features-no-log,
+ * -no-ratelimit, -no-metrics), for the per-feature split. BENCH_INSTRUCTIONS_REQUESTS: requests counted per
  * scenario and server (default 3,000). BENCH_INSTRUCTIONS_SCENARIOS (list,create):
  * only these scenarios.
  *

@@ -10,6 +10,7 @@ import { get } from "node:http"
 import { join } from "node:path"
 import { bundleService } from "../scripts/bundle.ts"
 import { BENCH_DIR, freePort, HOST, NODE, ROOT, sleep, spawnTracked, stopChild } from "./lib.ts"
+import type { PeerFeature } from "./peers/peer-args.ts"
 
 export interface Server {
   readonly name: string
@@ -180,13 +181,25 @@ interface LoggingPeerOptions extends PeerOptions {
   readonly work: string
 }
 
+/** The Fastify peer with the features, some of them perhaps left out (peers/fastify-server.ts). */
+interface FeaturesPeerOptions extends LoggingPeerOptions {
+  readonly off?: ReadonlyArray<PeerFeature>
+}
+
 const startPeer = async (
   script: string,
-  options: PeerOptions & { readonly work?: string; readonly features?: boolean },
+  options: PeerOptions & { readonly work?: string; readonly features?: boolean; readonly off?: ReadonlyArray<PeerFeature> },
   node: { readonly flags: ReadonlyArray<string>; readonly env: Record<string, string> } = { flags: [], env: {} }
 ): Promise<Server> => {
   const port = await freePort()
-  const args = { port, apiKeys: [options.apiKey], store: options.store, databaseUrl: options.databaseUrl, features: options.features }
+  const args = {
+    port,
+    apiKeys: [options.apiKey],
+    store: options.store,
+    databaseUrl: options.databaseUrl,
+    features: options.features,
+    off: options.off
+  }
   const logPath = options.work === undefined ? undefined : logFile(options.work, options.name, port)
   const server = spawnServer(
     options.name,
@@ -204,9 +217,9 @@ export const startFastify = (options: PeerOptions): Promise<Server> => startPeer
 
 /**
  * Fastify with Animal Store's features (peers/fastify-server.ts with `features`), the fair
- * peer: its pino request log goes to a file, as Animal Store's does.
+ * peer: its pino request log goes to a file, as Animal Store's does. `off` leaves some features out.
  */
-export const startFastifyFeatures = (options: LoggingPeerOptions): Promise<Server> =>
+export const startFastifyFeatures = (options: FeaturesPeerOptions): Promise<Server> =>
   startPeer("fastify-server.ts", { ...options, features: true })
 
 /**

@@ -19,6 +19,13 @@
  *   method and status (and GET /metrics, no key, as Animal Store's), `nosniff` and
  *   `no-store` on every reply, Animal Store's 4 KiB body limit.
  *
+ * With the features, `off` leaves some out, each as a Fastify service switches it off
+ * (bench/instructions.ts counts what each costs beside Animal Store's own switch): "log",
+ * the logger off (the request id stays, as Animal Store's with LOG_LEVEL=none);
+ * "rateLimit", @fastify/rate-limit not registered; "metrics", no prom-client (hooks,
+ * process figures, /metrics). Animal Store's METRICS=off drops its /metrics and process
+ * figures but still records each request's counter and histogram.
+ *
  * Usage: node bench/peers/fastify-server.ts '{"port":1234,"apiKeys":["k"],"store":"map","features":true}'
  *        (store "pg" needs "databaseUrl"). Listens on 127.0.0.1 only.
  */
@@ -32,6 +39,10 @@ import { PET_STATUSES, type PetStatus, type PetStore } from "./pet-store.ts"
 
 const args = peerArgs()
 const features = args.features === true
+const off = new Set(args.off)
+const logged = features && !off.has("log")
+const rateLimited = features && !off.has("rateLimit")
+const metered = features && !off.has("metrics")
 
 // Animal Store's limit (ErrorResponses.ts) with the features; the bare peer keeps the reference's (wire-rules.ts).
 const MAX_BODY_BYTES = features ? 4 * 1024 : 64 * 1024
@@ -167,8 +178,7 @@ const app = Fastify({
   ...(features
     ? {
       // pino on stdout at info.
-      logger: { level: "info" },
-      logController: new OneLinePerRequest(),
+      ...(logged ? { logger: { level: "info" }, logController: new OneLinePerRequest() } : {}),
       // requestIdHeader would take any header value as it comes; genReqId applies the rule itself.
       requestIdHeader: false,
       genReqId: (request: IncomingMessage) => {
@@ -218,6 +228,18 @@ app.setNotFoundHandler((request, reply) =>
 )
 
 if (features) {
+  // Set on the way in, so every answer has them, errors and 404s included.
+  app.addHook("onRequest", (request, reply, done) => {
+    void reply.headers({
+      "x-request-id": request.id,
+      "x-content-type-options": "nosniff",
+      "cache-control": "no-store"
+    })
+    done()
+  })
+}
+
+if (metered) {
   const requests = new Counter({
     name: "http_server_requests_total",
     help: "HTTP requests answered, by route, method and status.",
@@ -232,16 +254,6 @@ if (features) {
   })
   // The process figures (memory, event-loop delay, GC), as Animal Store's /metrics has some.
   collectDefaultMetrics()
-
-  // Set on the way in, so every answer has them, errors and 404s included.
-  app.addHook("onRequest", (request, reply, done) => {
-    void reply.headers({
-      "x-request-id": request.id,
-      "x-content-type-options": "nosniff",
-      "cache-control": "no-store"
-    })
-    done()
-  })
 
   app.addHook("onResponse", (request, reply, done) => {
     // The route pattern, never the raw path: raw paths would make unbounded series.
@@ -271,7 +283,7 @@ const decodeCursor = (cursor: string): bigint => {
 
 await app.register(async (pets) => {
   pets.addHook("onRequest", authenticate)
-  if (features) {
+  if (rateLimited) {
     // Route hooks run after the scope's: the key is known when the limit is drawn.
     await pets.register(fastifyRateLimit, {
       // A quota no run reaches, as Animal Store's in the bench (BENCH_RATE_LIMIT): every request draws, none is refused.

@@ -1,11 +1,14 @@
 /**
  * The peers' command line, one JSON argument:
  * '{"port":1234,"apiKeys":["k"],"store":"map"}' (store "pg" needs "databaseUrl"; the
- * Fastify peer also reads "features"), and the PetStore it names.
+ * Fastify peer also reads "features" and "off"), and the PetStore it names.
  */
 import { makeMapStore } from "./map-store.ts"
 import type { PetStore } from "./pet-store.ts"
 import { makePgStore } from "./pg-store.ts"
+
+/** A feature the Fastify peer can leave out alone, as Animal Store can (LOG_LEVEL=none, RATE_LIMIT=off, METRICS=off). */
+export type PeerFeature = "log" | "rateLimit" | "metrics"
 
 export interface PeerArgs {
   readonly port: number
@@ -14,6 +17,8 @@ export interface PeerArgs {
   readonly databaseUrl?: string
   /** Fastify only: Animal Store's features on (request log, request id, rate limit, metrics, headers). */
   readonly features?: boolean
+  /** Fastify only, with `features`: these left out, each as a Fastify service switches it off. */
+  readonly off?: ReadonlyArray<PeerFeature>
 }
 
 export const peerArgs = (): PeerArgs => JSON.parse(process.argv[2] ?? "{}") as PeerArgs
