@@ -459,9 +459,8 @@ export const instructionsSection = async (options: InstructionsOptions): Promise
       )
     )
     report.say("   Differences of per-request counts from separate servers: each carries the run-to-run spread of two whole counts")
-    report.say("   (about 5% of each). Off: Animal Store LOG_LEVEL=none, RATE_LIMIT=off, METRICS=off; Fastify no logger, no")
-    report.say("   @fastify/rate-limit, no prom-client. Animal Store's METRICS=off leaves out /metrics and the process figures but")
-    report.say("   still records each request's counter and histogram: those stay in its rest of the features.")
+    report.say("   (about 5% of each; a create's more). Off: Animal Store LOG_LEVEL=none, RATE_LIMIT=off, METRICS=off (no /metrics,")
+    report.say("   process figures or request and store-call series); Fastify no logger, no @fastify/rate-limit, no prom-client.")
   }
   return {
     perRequest: Object.fromEntries(Object.entries(counts).map(([kind, own]) => [LABEL[kind as Kind], own])),

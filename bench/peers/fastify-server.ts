@@ -23,8 +23,7 @@
  * (bench/instructions.ts counts what each costs beside Animal Store's own switch): "log",
  * the logger off (the request id stays, as Animal Store's with LOG_LEVEL=none);
  * "rateLimit", @fastify/rate-limit not registered; "metrics", no prom-client (hooks,
- * process figures, /metrics). Animal Store's METRICS=off drops its /metrics and process
- * figures but still records each request's counter and histogram.
+ * process figures, /metrics), as Animal Store's METRICS=off records no series.
  *
  * Usage: node bench/peers/fastify-server.ts '{"port":1234,"apiKeys":["k"],"store":"map","features":true}'
  *        (store "pg" needs "databaseUrl"). Listens on 127.0.0.1 only.
