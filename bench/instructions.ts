@@ -400,10 +400,13 @@ export const instructionsSection = async (options: InstructionsOptions): Promise
   const featuresTarget = options.scenarios.map((scenario) => {
     const features = layersOf(scenario).find((row) => row.layer === "+ features")
     const ratio = ratioOf(features?.animalStoreCount, features?.fastifyCount)
-    return `${scenario} ${fmtRatio(ratio)} (${ratio === undefined ? "-" : ratio <= 1 ? "met" : "not met"})`
+    // A create is reported, not held to it (docs/decisions/0015-throughput-bar.md): its counts move by more
+    // than a feature costs, and the peer does not record the change's event.
+    const verdict = ratio === undefined ? "-" : scenario === "create" ? "reported" : ratio <= 1 ? "met" : "not met"
+    return `${scenario} ${fmtRatio(ratio)} (${verdict})`
   })
   report.say("   Differences of per-request counts from separate servers. Issue 21's target: the features add no more")
-  report.say("   instructions over the Effect floor than over bare Fastify, i.e. the + features row at most 1.0x:")
+  report.say("   instructions over the Effect floor than over bare Fastify, i.e. the + features row at most 1.0x on reads:")
   report.say(`   ${featuresTarget.join(", ")}.`)
 
   // Per feature, when the servers with one left out were counted.
