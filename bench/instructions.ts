@@ -329,13 +329,29 @@ export const instructionsSection = async (options: InstructionsOptions): Promise
     const y = count(b, scenario)
     return x === undefined || y === undefined ? undefined : x - y
   }
-  interface Layer {
-    readonly layer: string
+  // One side by side: what Animal Store's count is of, and the Fastify peer's.
+  interface Comparison {
     readonly animalStore: string
     readonly animalStoreCount: number | undefined
     readonly fastify: string
     readonly fastifyCount: number | undefined
   }
+  interface Layer extends Comparison {
+    readonly layer: string
+  }
+  const comparisonTable = (what: string, rows: ReadonlyArray<readonly [ScenarioName, string, Comparison]>) =>
+    report.table(
+      ["scenario", what, "Animal Store", "instructions/req", "Fastify peer", "instructions/req", "AS / Fastify"],
+      rows.map(([scenario, name, row]) => [
+        scenario,
+        name,
+        row.animalStore,
+        instructions(row.animalStoreCount),
+        row.fastify,
+        instructions(row.fastifyCount),
+        fmtRatio(ratioOf(row.animalStoreCount, row.fastifyCount))
+      ])
+    )
   const layersOf = (scenario: ScenarioName): ReadonlyArray<Layer> => [
     {
       layer: "bare node:http",
@@ -383,20 +399,7 @@ export const instructionsSection = async (options: InstructionsOptions): Promise
   const split = options.scenarios.map((scenario) => ({ scenario, layers: layersOf(scenario) }))
   report.say("")
   report.say("   Where the instructions per request go, layer by layer: Animal Store (on Effect) beside the Fastify peer")
-  report.table(
-    ["scenario", "layer", "Animal Store", "instructions/req", "Fastify peer", "instructions/req", "AS / Fastify"],
-    split.flatMap(({ scenario, layers }) =>
-      layers.map((row) => [
-        scenario,
-        row.layer,
-        row.animalStore,
-        instructions(row.animalStoreCount),
-        row.fastify,
-        instructions(row.fastifyCount),
-        fmtRatio(ratioOf(row.animalStoreCount, row.fastifyCount))
-      ])
-    )
-  )
+  comparisonTable("layer", split.flatMap(({ layers, scenario }) => layers.map((row) => [scenario, row.layer, row] as const)))
   const featuresTarget = options.scenarios.map((scenario) => {
     const features = layersOf(scenario).find((row) => row.layer === "+ features")
     const ratio = ratioOf(features?.animalStoreCount, features?.fastifyCount)
@@ -447,19 +450,9 @@ export const instructionsSection = async (options: InstructionsOptions): Promise
   if (perFeature !== undefined) {
     report.say("")
     report.say("   What each feature costs per request: the server with every feature on less the same server with that one off")
-    report.table(
-      ["scenario", "feature", "Animal Store", "instructions/req", "Fastify peer", "instructions/req", "AS / Fastify"],
-      perFeature.flatMap(({ scenario, features }) =>
-        features.map((row) => [
-          scenario,
-          row.feature,
-          row.animalStore,
-          instructions(row.animalStoreCount),
-          row.fastify,
-          instructions(row.fastifyCount),
-          fmtRatio(ratioOf(row.animalStoreCount, row.fastifyCount))
-        ])
-      )
+    comparisonTable(
+      "feature",
+      perFeature.flatMap(({ features, scenario }) => features.map((row) => [scenario, row.feature, row] as const))
     )
     report.say("   Differences of per-request counts from separate servers: each carries the run-to-run spread of two whole counts")
     report.say("   (about 5% of each; a create's more). Off: Animal Store LOG_LEVEL=none, RATE_LIMIT=off, METRICS=off (no /metrics,")
