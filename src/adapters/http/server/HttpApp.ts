@@ -84,7 +84,7 @@ const handlers = Effect.map(
 
 /** What to serve besides the API. */
 export interface Options {
-  /** Serve `GET /metrics` (Prometheus text format, no key). Default: true. */
+  /** Serve `GET /metrics` (Prometheus text format, no key) and record requests in it. Default: true. */
   readonly metrics?: boolean | undefined
   /** Origins allowed to call the API from a browser (CORS). Default: none, CORS off. */
   readonly cors?: Cors.CorsOrigins | undefined
