@@ -57,14 +57,14 @@ describe("JsonLogLines.pinoLine", () => {
         route: "/v1/pets",
         responseTime: 3
       }
-      const [line, annotatedOnly] = yield* linesOf(Effect.gen(function*() {
+      const [line, objectOnly] = yield* linesOf(Effect.gen(function*() {
         yield* Effect.logInfo(fields, "request completed")
         yield* Effect.logInfo({ alone: true })
       }))
       const parsed = JSON.parse(line!) as { time: number }
       assert.deepStrictEqual(parsed, JSON.parse(pinoWrites("info", fields, "request completed", parsed.time)))
       // An object that is the whole message is the message, as Effect's own loggers write it.
-      assert.strictEqual((JSON.parse(annotatedOnly!) as { msg: string }).msg, "{\"alone\":true}")
+      assert.strictEqual((JSON.parse(objectOnly!) as { msg: string }).msg, "{\"alone\":true}")
     }))
 
   it.effect("writes a log span as its milliseconds", () =>
