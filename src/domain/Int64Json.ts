@@ -13,7 +13,8 @@ export const int64Reviver = (_key: string, value: unknown, context?: { readonly 
 // Every integer of at most 15 digits is below 2^53, so a plain parse reads it exactly.
 const EXACT_DIGITS = 15
 
-const QUOTE = 0x22
+/** The `"` that opens a JSON string, as scans that skip strings with {@link closingQuote} look for it. */
+export const QUOTE = 0x22
 const BACKSLASH = 0x5c
 const MINUS = 0x2d
 const ZERO = 0x30

@@ -1,6 +1,6 @@
 import { Effect, Result, Schema, SchemaGetter, SchemaIssue, SchemaParser, SchemaTransformation } from "effect"
 import { HttpApiSchema } from "effect/http-api"
-import { closingQuote, int64Reviver, parseInt64Json } from "../../../domain/Int64Json.ts"
+import { closingQuote, int64Reviver, parseInt64Json, QUOTE } from "../../../domain/Int64Json.ts"
 import { JSON_MEDIA_TYPE } from "./JsonContentType.ts"
 
 // Node 24 has both; TypeScript 5.9's lib does not declare them yet.
@@ -59,7 +59,6 @@ const Utf8Text = Schema.Uint8Array.pipe(
   )
 )
 
-const QUOTE = 0x22
 const COMMA = 0x2c
 const OPEN = new Set([0x5b, 0x7b]) // [ {
 const CLOSE = new Set([0x5d, 0x7d]) // ] }
