@@ -18,15 +18,18 @@ const STRONG_TAG = /^"(\d{1,15})"$/
 
 /**
  * The precondition of an `If-Match` value: `*` (any current pet) or a list of entity tags,
- * compared strongly, so weak (`W/`) and foreign tags never match. A header that names no
- * version of ours is a condition no pet meets.
+ * compared strongly (RFC 9110 section 8.8.3.2: character by character), so a tag matches a
+ * version only if it is exactly that version's {@link etagOf}: weak (`W/`) tags, foreign tags
+ * and other spellings of the number (`"01"`, `"+1"`, `"1.0"`) never match. A header that
+ * names no version of ours is a condition no pet meets.
  */
 export const preconditionOf = (ifMatch: string | undefined): PetPrecondition => {
   if (ifMatch === undefined || ifMatch.trim() === "*") return {}
-  const versions = ifMatch.split(",").flatMap((tag) => {
-    const digits = STRONG_TAG.exec(tag.trim())?.[1]
+  const versions = ifMatch.split(",").flatMap((field) => {
+    const tag = field.trim()
+    const digits = STRONG_TAG.exec(tag)?.[1]
     const version = digits === undefined ? Number.NaN : Number(digits)
-    return isVersion(version) ? [version] : []
+    return isVersion(version) && etagOf(version) === tag ? [version] : []
   })
   return { ifMatch: versions }
 }
