@@ -93,7 +93,8 @@ const layers = (config: StoreConfig, options: Options) => Effect.promise(async (
   return {
     all: Layer.provide(all, database),
     keys: Layer.provide(keys, database),
-    webhooks: Layer.provide(WebhookRepositorySql.layer(timeout), database)
+    // The log too: a new subscription starts at its end.
+    webhooks: Layer.provide(Layer.merge(WebhookRepositorySql.layer(timeout), EventLogSql.layer(timeout)), database)
   }
 })
 

@@ -10,6 +10,7 @@ import { EventType } from "../../domain/events/EventType.ts"
 import { WebhookId } from "../../domain/webhooks/WebhookId.ts"
 import { SECRET_ROTATION_OVERLAP } from "../../domain/webhooks/WebhookSecret.ts"
 import { WebhookEventTypes, type WebhookSubscription } from "../../domain/webhooks/WebhookSubscription.ts"
+import { EventLog } from "../../ports/events/EventLog.ts"
 import { WebhookRepository } from "../../ports/webhooks/WebhookRepository.ts"
 import { WebhookSender } from "../../ports/webhooks/WebhookSender.ts"
 import { printTable } from "./TablePresenter.ts"
@@ -49,7 +50,13 @@ const add = Command.make(
   },
   Effect.fn(function*({ types, url }) {
     const checked = yield* (yield* WebhookSender).check(url)
-    const { secret, webhook } = yield* (yield* WebhookRepository).create({ url: checked, types, createdAt: yield* DateTime.now })
+    const after = yield* (yield* EventLog).latest
+    const { secret, webhook } = yield* (yield* WebhookRepository).create({
+      url: checked,
+      types,
+      createdAt: yield* DateTime.now,
+      after
+    })
     yield* Console.log(secret)
     yield* Console.error(`Subscribed webhook ${describe(webhook)}. Its secret is shown only now: store it safely.`)
   })
@@ -108,7 +115,7 @@ const rotate = Command.make(
  * The command and its subcommands, on the subscriptions `store` reaches. The layer is
  * built only when a subcommand runs, so `--help` needs no store.
  */
-export const make = <E>(store: Layer.Layer<WebhookRepository | WebhookSender, E>) =>
+export const make = <E>(store: Layer.Layer<WebhookRepository | EventLog | WebhookSender, E>) =>
   Command.make("animal-store-webhooks").pipe(
     Command.withDescription(
       "Manage Animal Store webhook subscriptions on the configured store (STORE, DATABASE_URL, DATA_DIR, as for the service)"

@@ -9,8 +9,9 @@ import { Clock, Context, DateTime, Duration, Effect, FiberSet, Layer, Metric, Op
 import { Headers, HttpTraceContext } from "effect/http"
 import type { StoreUnavailable } from "../../domain/Errors.ts"
 import { eventDataText } from "../../domain/events/EventData.ts"
+import type { EventId } from "../../domain/events/EventId.ts"
 import type { StoreEvent } from "../../domain/events/StoreEvent.ts"
-import type { AttemptResult, DeliveryOutcome } from "../../domain/webhooks/DeliveryAttempt.ts"
+import { type AttemptResult, DELIVERY_ERROR_MAX_LENGTH, type DeliveryOutcome } from "../../domain/webhooks/DeliveryAttempt.ts"
 import { nextAttemptAt } from "../../domain/webhooks/RetrySchedule.ts"
 import type { WebhookId } from "../../domain/webhooks/WebhookId.ts"
 import { EventLog } from "../../ports/events/EventLog.ts"
@@ -36,15 +37,18 @@ export interface Options {
   readonly lease?: Duration.Input | undefined
 }
 
-/** `give_up`: the event's retries ran past the 24 h window; it is left and the next one comes. */
-export type Outcome = DeliveryOutcome | "given_up"
+/**
+ * `given_up`: the event's retries ran past the 24 h window; it is left and the next one
+ * comes. `expired`: retention removed events before they were delivered.
+ */
+export type Outcome = DeliveryOutcome | "given_up" | "expired"
 
-const OUTCOMES: ReadonlyArray<Outcome> = ["delivered", "gone", "retry", "given_up"]
+const OUTCOMES: ReadonlyArray<Outcome> = ["delivered", "gone", "retry", "given_up", "expired"]
 
 const deliveries = Object.fromEntries(OUTCOMES.map((outcome) => [
   outcome,
   Metric.counter("webhook_deliveries_total", {
-    description: "Webhook delivery attempts, by outcome (delivered, gone, retry, given_up).",
+    description: "Webhook delivery attempts, by outcome (delivered, gone, retry, given_up; expired: events removed by retention before delivery).",
     attributes: { outcome },
     incremental: true
   })
@@ -80,14 +84,23 @@ const now = Effect.map(Clock.currentTimeMillis, (millis) => DateTime.makeUnsafe(
 
 const settled = (event: StoreEvent): DeliveryProgress => ({ cursor: event.id, attempt: 0, nextAttemptAt: undefined })
 
+// Events read per statement while delivering: one read serves this many attempts.
+const PAGE = 50
+
 /**
  * Delivers to one claimed subscription, in event order, until it has nothing due, an
  * attempt failed (its retry waits), or half its lease is gone. Each attempt is recorded
- * with the progress it made before the next event is read: a kill between the POST and
+ * with the progress it made before the next one is made: a kill between the POST and
  * the record means the event is delivered again (at least once). Stops when another
  * instance has taken the lease (this one paused past it): its holder goes on.
  */
-const deliverTo = (target: DeliveryTarget, owner: string, leaseEnd: DateTime.Utc, lease: Duration.Duration) =>
+const deliverTo = (
+  target: DeliveryTarget,
+  through: EventId | 0n,
+  owner: string,
+  leaseEnd: DateTime.Utc,
+  lease: Duration.Duration
+) =>
   Effect.gen(function*() {
     const log = yield* EventLog
     const repository = yield* WebhookRepository
@@ -96,64 +109,87 @@ const deliverTo = (target: DeliveryTarget, owner: string, leaseEnd: DateTime.Utc
     const takeUntil = DateTime.subtractDuration(leaseEnd, Duration.divideUnsafe(lease, 2))
     let progress = target.progress
     while (DateTime.isLessThan(yield* now, takeUntil)) {
-      const [event] = yield* log.page({ after: progress.cursor, limit: 1, types: webhook.types })
-      if (event === undefined) return
-      // A new subscription receives only what happened after it was made.
-      if (DateTime.isLessThan(event.occurredAt, webhook.createdAt)) {
-        progress = settled(event)
-        yield* repository.advance(webhook.id, owner, progress)
-        continue
-      }
-      const attempt = progress.attempt + 1
-      const attemptedAt = yield* now
-      const result: AttemptResult = yield* sender.send({
-        url: webhook.url,
-        messageId: messageId(event),
-        body: payload(event),
-        secrets: target.secrets
-      }).pipe(
-        Effect.tap((result) => Effect.annotateCurrentSpan({ "webhook.outcome": result.outcome })),
-        Effect.withSpan("WebhookDispatcher.deliver", {
-          attributes: {
-            "webhook.id": String(webhook.id),
-            "event.id": String(event.id),
-            "event.type": event.type,
-            "webhook.attempt": attempt
-          },
-          links: changeLinks(event)
-        })
-      )
-      const failedAt = yield* now
-      const firstAttemptAt = progress.firstAttemptAt ?? attemptedAt
-      const retryAt = result.outcome === "retry"
-        ? nextAttemptAt({ attempt, firstAttemptAt, failedAt, random: yield* Random.next })
-        : undefined
-      const outcome: Outcome = result.outcome === "retry" && retryAt === undefined ? "given_up" : result.outcome
-      progress = outcome === "retry"
-        ? { cursor: progress.cursor, attempt, nextAttemptAt: retryAt, firstAttemptAt }
-        : outcome === "gone"
-        ? { cursor: progress.cursor, attempt, nextAttemptAt: undefined, firstAttemptAt }
-        : settled(event)
-      yield* repository.recordAttempt(webhook.id, owner, {
-        ...result,
-        ...(outcome === "given_up"
-          ? { error: `${result.error ?? "failed"}; given up: retried for 24 hours`.slice(0, 500) }
-          : {}),
-        eventId: event.id,
-        attempt,
-        attemptedAt
-      }, progress)
-      deliveries[outcome].updateUnsafe(1, registryContext)
-      if (outcome === "gone") {
-        yield* repository.disable(webhook.id, "the receiver answered 410 Gone", failedAt)
+      const events = yield* log.page({ after: progress.cursor, limit: PAGE, types: webhook.types })
+      if (events.length === 0) {
+        // The claim saw an event of its types up to `through`, and the log no longer has
+        // it: retention removed it first. The cursor moves past, so it is not claimed again.
+        if (progress.cursor < through) {
+          yield* Effect.logWarning(
+            `webhook ${webhook.id}: events after ${progress.cursor} through ${through} were removed by retention before they were delivered`
+          )
+          deliveries.expired.updateUnsafe(1, registryContext)
+          progress = { cursor: through, attempt: 0, nextAttemptAt: undefined }
+          yield* repository.advance(webhook.id, owner, progress)
+        }
         return
       }
-      if (outcome === "retry") return
+      // A new subscription receives only what happened after it was made: the events
+      // committed before it but numbered after its start are passed over in one step.
+      const fresh = events.findIndex((event) => !DateTime.isLessThan(event.occurredAt, webhook.createdAt))
+      const skipped = fresh === -1 ? events.length : fresh
+      if (skipped > 0) {
+        progress = settled(events[skipped - 1]!)
+        yield* repository.advance(webhook.id, owner, progress)
+      }
+      for (const event of events.slice(skipped)) {
+        if (!DateTime.isLessThan(yield* now, takeUntil)) return
+        const attempt = progress.attempt + 1
+        const attemptedAt = yield* now
+        const result: AttemptResult = yield* sender.send({
+          url: webhook.url,
+          messageId: messageId(event),
+          body: payload(event),
+          secrets: target.secrets
+        }).pipe(
+          Effect.tap((result) => Effect.annotateCurrentSpan({ "webhook.outcome": result.outcome })),
+          Effect.withSpan("WebhookDispatcher.deliver", {
+            attributes: {
+              "webhook.id": String(webhook.id),
+              "event.id": String(event.id),
+              "event.type": event.type,
+              "webhook.attempt": attempt
+            },
+            links: changeLinks(event)
+          })
+        )
+        const failedAt = yield* now
+        const firstAttemptAt = progress.firstAttemptAt ?? attemptedAt
+        const retryAt = result.outcome === "retry"
+          ? nextAttemptAt({ attempt, firstAttemptAt, failedAt, random: yield* Random.next })
+          : undefined
+        const outcome: Outcome = result.outcome === "retry" && retryAt === undefined ? "given_up" : result.outcome
+        progress = outcome === "retry"
+          ? { cursor: progress.cursor, attempt, nextAttemptAt: retryAt, firstAttemptAt }
+          : outcome === "gone"
+          ? { cursor: progress.cursor, attempt, nextAttemptAt: undefined, firstAttemptAt }
+          : settled(event)
+        yield* repository.recordAttempt(webhook.id, owner, {
+          ...result,
+          ...(outcome === "given_up"
+            ? { error: `${result.error ?? "failed"}; given up: retried for 24 hours`.slice(0, 500) }
+            : {}),
+          eventId: event.id,
+          attempt,
+          attemptedAt
+        }, progress)
+        deliveries[outcome].updateUnsafe(1, registryContext)
+        if (outcome === "gone") {
+          yield* repository.disable(webhook.id, goneReason(result), failedAt)
+          return
+        }
+        if (outcome === "retry") return
+      }
     }
   }).pipe(
     Effect.catchTag("WebhookNotFound", () => Effect.void),
     Effect.catchTag("WebhookLeaseLost", (error) => Effect.logInfo(`webhook delivery: ${error.message}`))
   )
+
+// Why a `gone` attempt disabled its subscription: the receiver's 410, or a URL refused at delivery.
+const goneReason = (result: AttemptResult): string =>
+  result.httpStatus === 410
+    ? "the receiver answered 410 Gone"
+    : `the URL is refused: ${result.error ?? "not allowed"}`.slice(0, DELIVERY_ERROR_MAX_LENGTH)
 
 /**
  * The age of the oldest event each active subscription still has to receive, the
@@ -197,9 +233,16 @@ export const layer = (options: Options): Layer.Layer<never, never, EventLog | We
     const claim = Effect.gen(function*() {
       const free = concurrency - (yield* FiberSet.size(running))
       if (free <= 0) return
+      const heads = yield* log.heads
       const at = yield* now
       const until = DateTime.addDuration(at, lease)
-      const targets = yield* repository.claim({ now: at, owner: options.owner, until, limit: free })
+      const targets = yield* repository.claim({ now: at, owner: options.owner, until, limit: free, heads })
+      // The last event of its types the claim saw: what a subscription has work up to.
+      const through = (target: DeliveryTarget): EventId | 0n =>
+        target.webhook.types.reduce<EventId | 0n>((max, type) => {
+          const head = heads.get(type) ?? 0n
+          return head > max ? head : max
+        }, 0n)
       for (const target of targets) {
         // Still being delivered to here: its lease ran out while a delivery was under way
         // (a slow receiver, a paused process), and this claim renewed it. The fiber at work
@@ -214,7 +257,7 @@ export const layer = (options: Options): Layer.Layer<never, never, EventLog | We
         )
         yield* FiberSet.run(
           running,
-          deliverTo(target, options.owner, until, lease).pipe(
+          deliverTo(target, through(target), options.owner, until, lease).pipe(
             Effect.catchTag("StoreUnavailable", warn),
             Effect.ensuring(release),
             Effect.ensuring(Effect.sync(() => inFlight.delete(target.webhook.id))),

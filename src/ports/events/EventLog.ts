@@ -22,6 +22,12 @@ export class EventLog extends Context.Service<EventLog, {
   /** The id of the latest event (0 when none): no event below it can still appear. */
   readonly latest: Effect.Effect<EventId | 0n, StoreUnavailable>
   /**
+   * The id of the latest event of each type that has one, as `latest` is for all: what a
+   * webhook claim compares each subscription's cursor with, to claim only those that
+   * have an event of their types still to deliver.
+   */
+  readonly heads: Effect.Effect<ReadonlyMap<EventType, EventId>, StoreUnavailable>
+  /**
    * The highest id retention has removed (0 when none): a reader whose `after` is below
    * it has missed events for good.
    */

@@ -43,13 +43,16 @@ export interface DeliveryTarget {
  */
 export class WebhookRepository extends Context.Service<WebhookRepository, {
   /**
-   * Adds an active subscription with a new secret; its deliveries start after event 0
-   * (a dispatcher skips the events that occurred before `createdAt`).
+   * Adds an active subscription with a new secret; its deliveries start after event
+   * `after`, the log's latest when it was made (EventLog.latest), so a new subscription
+   * does not walk the log before its first delivery. A dispatcher also skips the events
+   * that occurred before `createdAt` (numbered after `after`, committed before it).
    */
   readonly create: (request: {
     readonly url: WebhookUrl
     readonly types: readonly [EventType, ...Array<EventType>]
     readonly createdAt: DateTime.Utc
+    readonly after: EventId | 0n
   }) => Effect.Effect<IssuedWebhook, StoreUnavailable>
   /** Every subscription, active or disabled, ascending by id. */
   readonly list: Effect.Effect<ReadonlyArray<WebhookSubscription>, StoreUnavailable>
@@ -72,16 +75,20 @@ export class WebhookRepository extends Context.Service<WebhookRepository, {
     at: DateTime.Utc
   ) => Effect.Effect<WebhookSubscription, WebhookNotFound | StoreUnavailable>
   /**
-   * Leases to `owner` until `until`, and answers, the active subscriptions whose next
-   * attempt is due at `now` and that no lease holds at `now` (none, or one that expired),
-   * ascending by id, at most `limit`. Instances sharing the store never claim the same
-   * subscription at once, so each delivers to it alone while its lease lasts.
+   * Leases to `owner` until `until`, and answers, at most `limit` of the active
+   * subscriptions that have work: an event of one of their types after their cursor (a
+   * head above it, from EventLog.heads), their next attempt due at `now`, and no lease
+   * holding them at `now` (none, or one that expired). The furthest behind come first
+   * (ascending cursor, then id), so no subscription waits behind others for its rank, and
+   * a caught-up one is not claimed at all. Instances sharing the store never claim the
+   * same subscription at once, so each delivers to it alone while its lease lasts.
    */
   readonly claim: (request: {
     readonly now: DateTime.Utc
     readonly owner: string
     readonly until: DateTime.Utc
     readonly limit: number
+    readonly heads: ReadonlyMap<EventType, EventId>
   }) => Effect.Effect<ReadonlyArray<DeliveryTarget>, StoreUnavailable>
   /** Ends `owner`'s lease on the subscription, if it still holds it. */
   readonly release: (id: WebhookId, owner: string) => Effect.Effect<void, StoreUnavailable>

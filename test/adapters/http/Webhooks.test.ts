@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest"
 import { signatureHeaders } from "../../../src/application/webhooks/WebhookSignature.ts"
 import * as StoreMemory from "../../../src/adapters/memory/StoreMemory.ts"
 import * as WebhookRepositoryMemory from "../../../src/adapters/memory/webhooks/WebhookRepositoryMemory.ts"
-import type { EventId } from "../../../src/domain/events/EventId.ts"
+import { EventId } from "../../../src/domain/events/EventId.ts"
 import type { WebhookId } from "../../../src/domain/webhooks/WebhookId.ts"
 import { WebhookRepository } from "../../../src/ports/webhooks/WebhookRepository.ts"
 import { AUTH, expectError, freshServer, JSON_AUTH, type TestServer } from "./TestServer.ts"
@@ -81,7 +81,13 @@ describe("webhooks over HTTP", () => {
     const server = freshServer(store, { webhookAllowPrivate: true })
     const { id } = (await subscribe(server, { url: "http://127.0.0.1:9/hook", types: ["pet.created"] })).json as IssuedJson
     const at = DateTime.makeUnsafe("2026-05-01T10:00:00.000Z")
-    await Effect.runPromise(repository.claim({ now: at, owner: "test", until: DateTime.add(at, { minutes: 1 }), limit: 1 }))
+    await Effect.runPromise(repository.claim({
+      now: at,
+      owner: "test",
+      until: DateTime.add(at, { minutes: 1 }),
+      limit: 1,
+      heads: new Map([["pet.created", EventId.make(1n)]])
+    }))
     for (const eventId of [1n, 2n, 3n]) {
       await Effect.runPromise(repository.recordAttempt(
         BigInt(id) as WebhookId,

@@ -13,7 +13,7 @@ import { PetName } from "../../../src/domain/pets/PetName.ts"
 import type { AttemptResult, DeliveryAttempt } from "../../../src/domain/webhooks/DeliveryAttempt.ts"
 import type { WebhookId } from "../../../src/domain/webhooks/WebhookId.ts"
 import type { WebhookUrl } from "../../../src/domain/webhooks/WebhookUrl.ts"
-import type { EventLog } from "../../../src/ports/events/EventLog.ts"
+import { EventLog } from "../../../src/ports/events/EventLog.ts"
 import { PetRepository } from "../../../src/ports/pets/PetRepository.ts"
 import { WebhookRepository } from "../../../src/ports/webhooks/WebhookRepository.ts"
 import { type WebhookDelivery, WebhookSender } from "../../../src/ports/webhooks/WebhookSender.ts"
@@ -79,7 +79,8 @@ const subscribe = (path: string, types: readonly [EventType, ...Array<EventType>
   Effect.gen(function*() {
     const repository = yield* WebhookRepository
     const createdAt = DateTime.makeUnsafe(yield* Clock.currentTimeMillis)
-    return (yield* repository.create({ url: url(path), types, createdAt })).webhook
+    const after = yield* (yield* EventLog).latest
+    return (yield* repository.create({ url: url(path), types, createdAt, after })).webhook
   })
 
 /** Runs the dispatcher tests against `store`; it must start empty. */
@@ -246,7 +247,13 @@ export const webhookDispatcherContract = (
         yield* until(() => receiver.to(webhook.url).length >= 1)
         // Its 30 s lease has ended by the other instance's clock, which claims the subscription.
         const later = DateTime.makeUnsafe((yield* Clock.currentTimeMillis) + 31_000)
-        const taken = yield* repository.claim({ now: later, owner: "other-instance", until: DateTime.add(later, { hours: 1 }), limit: 1000 })
+        const taken = yield* repository.claim({
+          now: later,
+          owner: "other-instance",
+          until: DateTime.add(later, { hours: 1 }),
+          limit: 1000,
+          heads: yield* (yield* EventLog).heads
+        })
         assert.include(taken.map((target) => target.webhook.id), webhook.id)
         receiver.holds.delete(webhook.url)
         yield* Deferred.succeed(resume, undefined)

@@ -107,6 +107,24 @@ export const eventLogContract = (
         )
       }))
 
+    it.effect("heads are the latest event of each type, and latest the highest of them", () =>
+      Effect.gen(function*() {
+        const log = yield* EventLog
+        const pets = yield* PetRepository
+        const orders = yield* OrderRepository
+        const created = yield* pets.create(pet("available"))
+        const placed = yield* orders.place(created.id)
+        yield* orders.transition(placed.id, "cancel")
+        yield* pets.create(pet("available"))
+        const all = yield* readAll(0n, 1000)
+        const expected = new Map<EventType, EventId>()
+        for (const event of all) expected.set(event.type, event.id)
+        const heads = yield* log.heads
+        assert.deepStrictEqual(new Map([...heads].sort(([a], [b]) => a.localeCompare(b))), new Map([...expected].sort(([a], [b]) => a.localeCompare(b))))
+        assert.strictEqual(yield* log.latest, all.at(-1)!.id)
+        assert.strictEqual(heads.get("pet.created"), all.at(-1)!.id)
+      }))
+
     it.effect("an edit appends pet.updated with the changed fields, a retirement pet.deleted; a refused one nothing", () =>
       Effect.gen(function*() {
         const pets = yield* PetRepository

@@ -1,7 +1,8 @@
 /** The one contract of WebhookRepository, run on every store (memory, embedded, PostgreSQL). */
 import { assert, layer } from "@effect/vitest"
 import { DateTime, Duration, Effect, type Layer } from "effect"
-import type { EventId } from "../../../src/domain/events/EventId.ts"
+import { EventId } from "../../../src/domain/events/EventId.ts"
+import { EventType } from "../../../src/domain/events/EventType.ts"
 import type { DeliveryId } from "../../../src/domain/webhooks/DeliveryAttempt.ts"
 import { WebhookLeaseLost } from "../../../src/domain/webhooks/WebhookErrors.ts"
 import { WebhookId } from "../../../src/domain/webhooks/WebhookId.ts"
@@ -13,13 +14,15 @@ const at = (iso: string) => DateTime.makeUnsafe(iso)
 const T0 = at("2026-05-01T10:00:00.000Z")
 const url = (path: string) => `https://hooks.example.com/${path}` as WebhookUrl
 const create = (path: string, types: readonly ["pet.created", ...Array<"pet.created" | "order.placed">] = ["pet.created"]) =>
-  Effect.flatMap(WebhookRepository, (repository) => repository.create({ url: url(path), types, createdAt: T0 }))
+  Effect.flatMap(WebhookRepository, (repository) => repository.create({ url: url(path), types, createdAt: T0, after: 0n }))
+// A log whose every type has events far ahead of any cursor here: every subscription has work.
+const HEADS: ReadonlyMap<EventType, EventId> = new Map(EventType.literals.map((type) => [type, EventId.make(1n << 40n)]))
 const missing = WebhookId.make(9_000_000_000_000n)
 // The due subscriptions: claimed, then released at once, so that any later look sees them again.
 const due = (now: DateTime.Utc, limit: number) =>
   Effect.flatMap(WebhookRepository, (repository) =>
     Effect.tap(
-      repository.claim({ now, owner: "contract", until: DateTime.add(now, { minutes: 1 }), limit }),
+      repository.claim({ now, owner: "contract", until: DateTime.add(now, { minutes: 1 }), limit, heads: HEADS }),
       (targets) => Effect.forEach(targets, (target) => repository.release(target.webhook.id, "contract"))
     ))
 // Leases the subscription (due at `now`) to `owner` until a minute later, as a dispatcher
@@ -27,7 +30,7 @@ const due = (now: DateTime.Utc, limit: number) =>
 const lease = (id: WebhookId, owner = "contract", now = T0) =>
   Effect.flatMap(WebhookRepository, (repository) =>
     Effect.gen(function*() {
-      const targets = yield* repository.claim({ now, owner, until: DateTime.add(now, { minutes: 1 }), limit: 1000 })
+      const targets = yield* repository.claim({ now, owner, until: DateTime.add(now, { minutes: 1 }), limit: 1000, heads: HEADS })
       yield* Effect.forEach(targets.filter((target) => target.webhook.id !== id), (target) => repository.release(target.webhook.id, owner))
       assert.include(targets.map((target) => target.webhook.id), id)
     }))
@@ -48,7 +51,8 @@ export const webhookRepositoryContract = (
           const { webhook, secret } = yield* repository.create({
             url: url("round-trip?x=1"),
             types: ["order.placed", "pet.deleted"],
-            createdAt: at("2026-03-04T05:06:07.089Z")
+            createdAt: at("2026-03-04T05:06:07.089Z"),
+            after: 0n
           })
           assert.isDefined(secretKey(secret))
           assert.strictEqual(secretKey(secret)!.length, 32)
@@ -239,11 +243,11 @@ export const webhookRepositoryContract = (
           const until = at("2026-05-01T10:00:30.000Z")
           const claimed = (owner: string, now: DateTime.Utc) =>
             Effect.map(
-              repository.claim({ now, owner, until: DateTime.add(now, { seconds: 30 }), limit: 1000 }),
+              repository.claim({ now, owner, until: DateTime.add(now, { seconds: 30 }), limit: 1000, heads: HEADS }),
               (targets) => targets.map((target) => target.webhook.id).includes(webhook.id)
             )
           assert.isTrue(yield* Effect.map(
-            repository.claim({ now: T0, owner: "a", until, limit: 1000 }),
+            repository.claim({ now: T0, owner: "a", until, limit: 1000, heads: HEADS }),
             (targets) => targets.map((target) => target.webhook.id).includes(webhook.id)
           ))
           assert.isFalse(yield* claimed("b", at("2026-05-01T10:00:29.999Z")))
@@ -324,6 +328,57 @@ export const webhookRepositoryContract = (
           assert.deepStrictEqual(pending?.progress, progress)
           yield* repository.disable(webhook.id, "done", T0)
           assert.notInclude((yield* repository.pending).map((entry) => entry.webhook.id), webhook.id)
+        }))
+
+      it.effect("a new subscription starts after the event it is made at", () =>
+        Effect.gen(function*() {
+          const repository = yield* WebhookRepository
+          const { webhook } = yield* repository.create({ url: url("starts-late"), types: ["pet.created"], createdAt: T0, after: EventId.make(1234n) })
+          const pending = (yield* repository.pending).find((entry) => entry.webhook.id === webhook.id)
+          assert.deepStrictEqual(pending?.progress, { cursor: EventId.make(1234n), attempt: 0, nextAttemptAt: undefined })
+        }))
+
+      it.effect("a claim takes only the subscriptions with an event of their types after their cursor", () =>
+        Effect.gen(function*() {
+          const repository = yield* WebhookRepository
+          const { webhook } = yield* repository.create({ url: url("has-work"), types: ["order.delivered", "order.cancelled"], createdAt: T0, after: EventId.make(10n) })
+          const claims = (heads: ReadonlyArray<readonly [EventType, bigint]>) =>
+            Effect.map(
+              repository.claim({
+                now: T0,
+                owner: "has-work",
+                until: DateTime.add(T0, { minutes: 1 }),
+                limit: 1000,
+                heads: new Map(heads.map(([type, id]) => [type, EventId.make(id)]))
+              }),
+              (targets) => targets.map((target) => target.webhook.id)
+            )
+          const release = repository.release(webhook.id, "has-work")
+          // No event of its types at all; others far ahead; its types at or below its cursor.
+          assert.notInclude(yield* claims([]), webhook.id)
+          assert.notInclude(yield* claims([["pet.created", 1000n], ["order.placed", 999n]]), webhook.id)
+          assert.notInclude(yield* claims([["order.delivered", 10n], ["order.cancelled", 3n], ["pet.created", 1000n]]), webhook.id)
+          // One of its types ahead of its cursor.
+          assert.include(yield* claims([["order.delivered", 10n], ["order.cancelled", 11n]]), webhook.id)
+          yield* release
+          assert.include(yield* claims([["order.delivered", 11n]]), webhook.id)
+          yield* release
+        }))
+
+      it.effect("a claim takes the furthest behind first, whatever their ids", () =>
+        Effect.gen(function*() {
+          const repository = yield* WebhookRepository
+          const made = yield* Effect.forEach([30n, 10n, 20n], (after) =>
+            repository.create({ url: url(`behind-${after}`), types: ["order.approved"], createdAt: T0, after: EventId.make(after) }))
+          const heads = new Map([["order.approved", EventId.make(31n)] as const])
+          const first = yield* repository.claim({ now: T0, owner: "behind", until: DateTime.add(T0, { minutes: 1 }), limit: 1, heads })
+          assert.deepStrictEqual(first.map((target) => target.progress.cursor), [10n])
+          const rest = yield* repository.claim({ now: T0, owner: "behind", until: DateTime.add(T0, { minutes: 1 }), limit: 1000, heads })
+          assert.deepStrictEqual(
+            rest.filter((target) => made.some(({ webhook }) => webhook.id === target.webhook.id)).map((target) => target.progress.cursor),
+            [20n, 30n]
+          )
+          yield* Effect.forEach([...first, ...rest], (target) => repository.release(target.webhook.id, "behind"))
         }))
 
       it.effect("a claim returns at most `limit` subscriptions, by id", () =>

@@ -9,6 +9,8 @@ export const fromTable = (events: EventTable): EventLog["Service"] =>
   EventLog.of({
     page: Spans.method("EventLog.page", (query) => Effect.sync(() => events.page(query.after, query.limit, query.types))),
     latest: Effect.sync(() => events.lastId === 0n ? 0n : EventId.make(events.lastId)),
+    // A copy: a claim reads it after this step, while appends go on.
+    heads: Effect.sync(() => new Map(events.heads)),
     sweptThrough: Effect.sync(() => events.sweptThrough === 0n ? 0n : EventId.make(events.sweptThrough)),
     sweep: Spans.method("EventLog.sweep", (query) => Effect.sync(() => events.sweep(query.before, query.limit))),
     appended: events.appended

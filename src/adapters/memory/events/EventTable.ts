@@ -13,6 +13,7 @@ import { IdOrdered } from "../IdOrdered.ts"
 export class EventTable {
   readonly #all = new IdOrdered<LoggedEvent>()
   readonly #listeners = new Set<() => void>()
+  readonly #heads = new Map<EventType, EventId>()
   #lastId = 0n
   #sweptThrough = 0n
 
@@ -31,6 +32,7 @@ export class EventTable {
       { disableChecks: true }
     )
     this.#all.add(event)
+    this.#heads.set(type, id)
     for (const listener of this.#listeners) listener()
     return event
   }
@@ -53,6 +55,11 @@ export class EventTable {
   /** The id of the latest event (0 when none). */
   get lastId(): bigint {
     return this.#lastId
+  }
+
+  /** The id of the latest event of each type that has one. */
+  get heads(): ReadonlyMap<EventType, EventId> {
+    return this.#heads
   }
 
   /** The highest id swept so far (0 when none). */

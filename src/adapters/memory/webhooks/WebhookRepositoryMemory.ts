@@ -18,6 +18,12 @@ interface Entry {
   readonly attempts: Array<DeliveryAttempt>
 }
 
+// The furthest behind first, then by id (the claim's order).
+const byCursorThenId = (a: Entry, b: Entry): number =>
+  a.progress.cursor !== b.progress.cursor
+    ? (a.progress.cursor < b.progress.cursor ? -1 : 1)
+    : a.webhook.id < b.webhook.id ? -1 : a.webhook.id > b.webhook.id ? 1 : 0
+
 /**
  * Webhook subscriptions in process memory: nothing survives a restart. Each method body
  * runs synchronously inside one Effect step, so each is atomic.
@@ -55,7 +61,7 @@ export const make = Effect.sync(() => {
           webhook,
           secret,
           previous: undefined,
-          progress: { cursor: 0n, attempt: 0, nextAttemptAt: undefined },
+          progress: { cursor: request.after, attempt: 0, nextAttemptAt: undefined },
           lease: undefined,
           attempts: []
         })
@@ -87,14 +93,16 @@ export const make = Effect.sync(() => {
         return entry.webhook
       })
     ),
-    claim: Spans.method("WebhookRepository.claim", ({ limit, now, owner, until }) =>
+    claim: Spans.method("WebhookRepository.claim", ({ heads, limit, now, owner, until }) =>
       Effect.sync(() =>
         [...entries.values()]
           .filter((entry) =>
             entry.webhook.state._tag === "active" &&
+            entry.webhook.types.some((type) => (heads.get(type) ?? 0n) > entry.progress.cursor) &&
             (entry.progress.nextAttemptAt === undefined || DateTime.isLessThanOrEqualTo(entry.progress.nextAttemptAt, now)) &&
             (entry.lease === undefined || DateTime.isLessThanOrEqualTo(entry.lease.until, now))
           )
+          .sort((a, b) => byCursorThenId(a, b))
           .slice(0, limit)
           .map((entry) => {
             entry.lease = { owner, until }

@@ -88,6 +88,16 @@ export const make = (options: Options) =>
       execute: () => sql`SELECT coalesce(max(id), 0)::bigint AS id FROM events WHERE id > 0`
     })
 
+    // One backward probe of (type, id) per type.
+    const headRows = SqlSchema.findAll({
+      Request: Schema.Void,
+      Result: Schema.Struct({ type: EventTypeSchema, id: EventId }),
+      execute: () =>
+        sql`SELECT t.type, h.id FROM unnest(${EventTypeSchema.literals}::text[]) AS t(type)
+            CROSS JOIN LATERAL (SELECT max(e.id) AS id FROM events e WHERE e.type = t.type AND e.id > 0) AS h
+            WHERE h.id IS NOT NULL`
+    })
+
     const swept = SqlSchema.findOne({
       Request: Schema.Void,
       Result: Schema.Struct({ through: Schema.BigInt }),
@@ -127,6 +137,12 @@ export const make = (options: Options) =>
       Effect.withSpan("EventLog.latest")
     )
 
+    const heads = Effect.andThen(sequencer.run, headRows(undefined)).pipe(
+      Effect.map((rows) => new Map(rows.map((row) => [row.type, row.id] as const))),
+      guard,
+      Effect.withSpan("EventLog.heads")
+    )
+
     const sweptThrough = swept(undefined).pipe(
       Effect.catchTag("NoSuchElementError", Effect.die),
       Effect.map(({ through }) => through === 0n ? 0n : EventId.make(through)),
@@ -145,6 +161,7 @@ export const make = (options: Options) =>
     return EventLog.of({
       page,
       latest,
+      heads,
       sweptThrough,
       sweep,
       appended: notifications.listen(EVENTS_CHANNEL)

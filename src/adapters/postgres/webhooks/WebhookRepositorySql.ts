@@ -109,14 +109,15 @@ export const make = (options: Options) =>
       readonly url: WebhookUrl
       readonly types: readonly [EventType, ...Array<EventType>]
       readonly createdAt: DateTime.Utc
+      readonly after: EventId | 0n
     }) => {
       const secret = issueSecret()
       return SqlSchema.findOne({
         Request: Schema.Void,
         Result: WebhookRow,
         execute: () =>
-          sql`INSERT INTO webhooks (url, types, created_at, secret)
-              VALUES (${request.url}, ${request.types}, ${date(request.createdAt)}, ${secret})
+          sql`INSERT INTO webhooks (url, types, created_at, secret, cursor_event_id)
+              VALUES (${request.url}, ${request.types}, ${date(request.createdAt)}, ${secret}, ${request.after})
               RETURNING ${columns}`
       })(undefined).pipe(
         Effect.map((row) => ({ webhook: toWebhook(row), secret })),
@@ -167,13 +168,16 @@ export const make = (options: Options) =>
       ))
     )
 
-    // One statement: the due rows no live lease holds, locked and skipped by any other
-    // claim under way, then leased. No transaction outlives it: the HTTP calls come after.
+    // One statement: the due rows with work that no live lease holds, furthest behind
+    // first, locked and skipped by any other claim under way, then leased. A row has work
+    // when the head of one of its types (passed as two arrays) is above its cursor. No
+    // transaction outlives it: the HTTP calls come after.
     const claim = Spans.method("WebhookRepository.claim", (request: {
       readonly now: DateTime.Utc
       readonly owner: string
       readonly until: DateTime.Utc
       readonly limit: number
+      readonly heads: ReadonlyMap<EventType, EventId>
     }) =>
       SqlSchema.findAll({
         Request: Schema.Void,
@@ -184,13 +188,22 @@ export const make = (options: Options) =>
                 SELECT id FROM webhooks
                 WHERE disabled_at IS NULL AND (next_attempt_at IS NULL OR next_attempt_at <= ${date(request.now)})
                   AND (lease_until IS NULL OR lease_until <= ${date(request.now)})
-                ORDER BY id LIMIT ${request.limit}
+                  AND cursor_event_id < (
+                    SELECT coalesce(max(head.id), 0) FROM unnest(${[...request.heads.keys()]}::text[],
+                      ${[...request.heads.values()].map(String)}::bigint[]) AS head(type, id)
+                    WHERE head.type = ANY(webhooks.types)
+                  )
+                ORDER BY cursor_event_id, id LIMIT ${request.limit}
                 FOR UPDATE SKIP LOCKED
               )
               RETURNING ${columns}`
       })(undefined).pipe(
         Effect.map((rows) =>
-          [...rows].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map((row) => toTarget(row, request.now))
+          [...rows].sort((a, b) =>
+            a.cursor_event_id !== b.cursor_event_id
+              ? (a.cursor_event_id < b.cursor_event_id ? -1 : 1)
+              : a.id < b.id ? -1 : a.id > b.id ? 1 : 0
+          ).map((row) => toTarget(row, request.now))
         ),
         guard
       )

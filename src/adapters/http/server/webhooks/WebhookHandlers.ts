@@ -1,9 +1,11 @@
 /** The `webhooks` operations: subscriptions, their secrets, and their delivery attempts. */
 import { DateTime, Effect, Schema } from "effect"
+import { createWebhookIdentity } from "../../../../domain/idempotency/IdempotentRequest.ts"
 import { PAGE_LIMIT_DEFAULT } from "../../../../domain/paging/PageLimit.ts"
 import type { DeliveryAttempt } from "../../../../domain/webhooks/DeliveryAttempt.ts"
 import { SECRET_ROTATION_OVERLAP } from "../../../../domain/webhooks/WebhookSecret.ts"
 import type { WebhookSubscription } from "../../../../domain/webhooks/WebhookSubscription.ts"
+import { EventLog } from "../../../../ports/events/EventLog.ts"
 import { type IssuedWebhook, WebhookRepository } from "../../../../ports/webhooks/WebhookRepository.ts"
 import { WebhookSender } from "../../../../ports/webhooks/WebhookSender.ts"
 import { Api } from "../../api/Api.ts"
@@ -48,14 +50,21 @@ const deliveryJson = (attempt: DeliveryAttempt) =>
 export const make = Effect.gen(function*() {
   const webhooks = yield* WebhookRepository
   const sender = yield* WebhookSender
+  const log = yield* EventLog
   return {
-    createWebhook: ({ payload }) =>
-      Effect.gen(function*() {
-        // The URL's rules and its host's addresses, checked before anything is stored.
-        const url = yield* sender.check(payload.url)
-        const issued = yield* webhooks.create({ url, types: payload.types, createdAt: yield* DateTime.now })
-        return Reply.created(issuedJson(issued), webhookPath({ webhookId: issued.webhook.id }))
-      }),
+    createWebhook: {
+      identity: ({ payload }) => createWebhookIdentity(payload),
+      // The URL's rules and its host's addresses, checked before anything is stored and
+      // before an Idempotency-Key is looked at: resolving the host holds no transaction.
+      prepare: ({ payload }) =>
+        Effect.map(sender.check(payload.url), (url) =>
+          Effect.gen(function*() {
+            // Its deliveries start at the log's end: a new subscription does not walk the log.
+            const after = yield* log.latest
+            const issued = yield* webhooks.create({ url, types: payload.types, createdAt: yield* DateTime.now, after })
+            return Reply.created(issuedJson(issued), webhookPath({ webhookId: issued.webhook.id }))
+          }))
+    },
     listWebhooks: () =>
       Effect.map(webhooks.list, (all) => Reply.ok(JSON.stringify(all.map((webhook) => encodeWebhook(wire(webhook)))))),
     getWebhook: ({ params }) => Effect.map(webhooks.get(params.webhookId), (webhook) => Reply.ok(webhookJson(webhook))),
