@@ -1,4 +1,5 @@
 import { Duration, Schema } from "effect"
+import type { EventType } from "../events/EventType.ts"
 import type { NewPet } from "../pets/NewPet.ts"
 import type { PetId } from "../pets/PetId.ts"
 import { IdempotencyKey } from "./IdempotencyKey.ts"
@@ -19,14 +20,24 @@ export const createPetIdentity = (pet: NewPet): string =>
 /** {@link createPetIdentity} of placeOrder: the pet is all its input (the quantity is always 1). */
 export const placeOrderIdentity = (petId: PetId): string => JSON.stringify(["placeOrder", String(petId)])
 
+/**
+ * {@link createPetIdentity} of createWebhook: the URL as sent (before the URL check puts it in
+ * its normal form) and the types in their order, as the subscription keeps them.
+ */
+export const createWebhookIdentity = (webhook: {
+  readonly url: string
+  readonly types: ReadonlyArray<EventType>
+}): string => JSON.stringify(["createWebhook", webhook.url, webhook.types])
+
 /** One create sent with an `Idempotency-Key`: whose key, which key, and which request. */
 export class IdempotentRequest extends Schema.Class<IdempotentRequest>("IdempotentRequest")({
   /** The API key's public id (Caller.keyId): keys of different callers never meet. */
   keyId: Schema.String,
   key: IdempotencyKey,
   /**
-   * A digest of the request's identity ({@link createPetIdentity}, {@link placeOrderIdentity}),
-   * made where the request arrives, so that a store compares and keeps it at a fixed size.
+   * A digest of the request's identity ({@link createPetIdentity}, {@link placeOrderIdentity},
+   * {@link createWebhookIdentity}), made where the request arrives, so that a store compares
+   * and keeps it at a fixed size.
    */
   fingerprint: Schema.String
 }) {}

@@ -2,7 +2,11 @@ import { describe, expect, it } from "vitest"
 import { Schema } from "effect"
 import { CategoryId } from "../../../src/domain/pets/CategoryId.ts"
 import { IdempotencyKey } from "../../../src/domain/idempotency/IdempotencyKey.ts"
-import { createPetIdentity, placeOrderIdentity } from "../../../src/domain/idempotency/IdempotentRequest.ts"
+import {
+  createPetIdentity,
+  createWebhookIdentity,
+  placeOrderIdentity
+} from "../../../src/domain/idempotency/IdempotentRequest.ts"
 import { isExpired } from "../../../src/domain/idempotency/KeptAnswer.ts"
 import { NewPet } from "../../../src/domain/pets/NewPet.ts"
 import { PetId } from "../../../src/domain/pets/PetId.ts"
@@ -38,6 +42,19 @@ describe("request identities", () => {
     expect(new Set([rex, ...others]).size).toBe(5)
     // A name that spells another field cannot collide: the input is a JSON array, not joined text.
     expect(createPetIdentity(pet("a\",\"1", 2n))).not.toBe(createPetIdentity(pet("a", 12n)))
+  })
+
+  it("of a webhook: the URL as sent and the types in their order", () => {
+    const hook = createWebhookIdentity({ url: "https://hooks.example.com/in", types: ["pet.created", "order.placed"] })
+    expect(createWebhookIdentity({ url: "https://hooks.example.com/in", types: ["pet.created", "order.placed"] })).toBe(hook)
+    const others = [
+      createWebhookIdentity({ url: "https://hooks.example.com/in/", types: ["pet.created", "order.placed"] }),
+      createWebhookIdentity({ url: "https://HOOKS.example.com/in", types: ["pet.created", "order.placed"] }),
+      createWebhookIdentity({ url: "https://hooks.example.com/in", types: ["order.placed", "pet.created"] }),
+      createWebhookIdentity({ url: "https://hooks.example.com/in", types: ["pet.created"] }),
+      createPetIdentity(pet("https://hooks.example.com/in", 1n))
+    ]
+    expect(new Set([hook, ...others]).size).toBe(6)
   })
 })
 

@@ -5,6 +5,8 @@ import { DeliveryId, DeliveryOutcome } from "../../../domain/webhooks/DeliveryAt
 import { WebhookId } from "../../../domain/webhooks/WebhookId.ts"
 import { WebhookEventTypes } from "../../../domain/webhooks/WebhookSubscription.ts"
 import {
+  IdempotencyKeyInUse,
+  IdempotencyKeyReused,
   Internal,
   InvalidRequest,
   NotFound,
@@ -14,6 +16,7 @@ import {
   UnsupportedMediaType
 } from "./ApiErrors.ts"
 import { Authorization } from "./Authorization.ts"
+import { IDEMPOTENCY_DESCRIPTION, IdempotencyKeyHeaders } from "./IdempotencyKeyHeader.ts"
 import { JsonContentType } from "./JsonContentType.ts"
 import { jsonInt64, LosslessJsonBody } from "./JsonInt64.ts"
 import { DeliveryCursorParam, LimitParam, WebhookIdParam } from "./PathAndQuery.ts"
@@ -74,11 +77,21 @@ const READ_ERRORS = [InvalidRequest, NotFound, RateLimited, ServiceUnavailable, 
 export class WebhooksGroup extends HttpApiGroup.make("webhooks")
   .add(
     HttpApiEndpoint.post("createWebhook", "/webhooks", {
+      headers: IdempotencyKeyHeaders,
       payload: LosslessJsonBody(NewWebhookJson, { maxValues: MAX_BODY_VALUES }),
       success: HttpApiSchema.WithHeaders(LosslessJsonBody(IssuedWebhookJson).pipe(HttpApiSchema.status(201)), {
         location: Schema.String
       }),
-      error: [InvalidRequest, PayloadTooLarge, UnsupportedMediaType, RateLimited, ServiceUnavailable, Internal]
+      error: [
+        InvalidRequest,
+        IdempotencyKeyInUse,
+        IdempotencyKeyReused,
+        PayloadTooLarge,
+        UnsupportedMediaType,
+        RateLimited,
+        ServiceUnavailable,
+        Internal
+      ]
     }).middleware(JsonContentType)
       // Added after JsonContentType, so it runs before it: 403 comes before any look at the input.
       .middleware(WriteScope)
@@ -88,7 +101,8 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
         description: "Subscribes `url` to the event `types`. The URL must be https and its host must not resolve " +
           "to a loopback, private, link-local, shared (CGNAT), unique-local or multicast address (unless the " +
           "service allows private addresses). Answers 201 with the subscription and its signing `secret`, " +
-          "shown only here."
+          "shown only here (and in a replay of this answer to the same API key). The URL is checked before the " +
+          "`Idempotency-Key` is looked at: a refused URL is a 400 kept for no key. " + IDEMPOTENCY_DESCRIPTION
       })),
     HttpApiEndpoint.get("listWebhooks", "/webhooks", {
       success: LosslessJsonBody(WebhooksJson),

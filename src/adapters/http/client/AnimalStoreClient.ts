@@ -149,7 +149,10 @@ export interface AnimalStoreOperations {
   readonly deliverOrder: (orderId: OrderId) => Effect.Effect<OrderBody, ClientError<"deliverOrder">>
   readonly cancelOrder: (orderId: OrderId) => Effect.Effect<OrderBody, ClientError<"cancelOrder">>
   readonly getInventory: () => Effect.Effect<Inventory, ClientError<"getInventory">>
-  readonly createWebhook: (body: NewWebhookBody) => Effect.Effect<IssuedWebhookBody, ClientError<"createWebhook">>
+  readonly createWebhook: (
+    body: NewWebhookBody,
+    options?: CreateOptions
+  ) => Effect.Effect<IssuedWebhookBody, ClientError<"createWebhook">>
   readonly listWebhooks: () => Effect.Effect<ReadonlyArray<WebhookBody>, ClientError<"listWebhooks">>
   readonly getWebhook: (webhookId: WebhookId) => Effect.Effect<WebhookBody, ClientError<"getWebhook">>
   readonly deleteWebhook: (webhookId: WebhookId) => Effect.Effect<void, ClientError<"deleteWebhook">>
@@ -251,8 +254,8 @@ const make = (options: ClientOptions) =>
       getInventory: Effect.fn("AnimalStoreClient.getInventory")(function*() {
         return yield* raw.store.getInventory()
       }),
-      createWebhook: Effect.fn("AnimalStoreClient.createWebhook")(function*(body: NewWebhookBody) {
-        return (yield* raw.webhooks.createWebhook({ payload: body })).body
+      createWebhook: Effect.fn("AnimalStoreClient.createWebhook")(function*(body: NewWebhookBody, options?: CreateOptions) {
+        return (yield* raw.webhooks.createWebhook({ headers: idempotencyHeaders(options), payload: body })).body
       }),
       listWebhooks: Effect.fn("AnimalStoreClient.listWebhooks")(function*() {
         return yield* raw.webhooks.listWebhooks()

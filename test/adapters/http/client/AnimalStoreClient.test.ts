@@ -123,7 +123,7 @@ layer(Server)("AnimalStoreClient against the real server", (it) => {
       if (error._tag === "InvalidRequest") assert.include(error.message, "cursor")
     }))
 
-  it.effect("an idempotencyKey makes a retry return the first pet; another body with it is the typed 422", () =>
+  it.effect("an idempotencyKey makes a retry return the first pet, order or webhook; another body with it is the typed 422", () =>
     Effect.gen(function*() {
       const client = yield* clientWith(KEY)
       const options = { idempotencyKey: IdempotencyKey.make("client-retry-1") }
@@ -140,6 +140,12 @@ layer(Server)("AnimalStoreClient against the real server", (it) => {
         idempotencyKey: IdempotencyKey.make("client-order-1")
       })
       assert.deepStrictEqual(replayed, placed)
+      const hook = { url: "http://127.0.0.1:9/hook", types: ["pet.created"] } as const
+      const hookOptions = { idempotencyKey: IdempotencyKey.make("client-webhook-1") }
+      const issued = yield* client.createWebhook(hook, hookOptions)
+      assert.deepStrictEqual(yield* client.createWebhook(hook, hookOptions), issued)
+      const reused = yield* Effect.flip(client.createWebhook({ ...hook, types: ["pet.updated"] }, hookOptions))
+      assert.strictEqual(reused._tag, "IdempotencyKeyReused")
     }))
 
   it.effect("a missing pet fails with the typed NotFound error", () =>

@@ -67,12 +67,24 @@ export type Operation<Id extends OperationId, R> = (input: Input<Id>) => Effect.
 
 /**
  * An idempotent create (its headers declare `Idempotency-Key`): the operation, and the
- * identity of its input that the key is bound to (createPetIdentity, placeOrderIdentity).
+ * identity of its input that the key is bound to (createPetIdentity, placeOrderIdentity,
+ * createWebhookIdentity).
+ *
+ * A create whose input needs a check its schemas cannot make, one that stores nothing but
+ * may take a while (createWebhook resolves the URL's host), gives `prepare` instead of
+ * `handle`: the check, which then gives the create. It runs before the key is looked at,
+ * so a slow check holds no store transaction, and its refusal is answered as a malformed
+ * input is, kept for no key.
  */
-export interface IdempotentOperation<Id extends OperationId, R> {
-  readonly identity: (input: Input<Id>) => string
-  readonly handle: Operation<Id, R>
-}
+export type IdempotentOperation<Id extends OperationId, R> =
+  | {
+    readonly identity: (input: Input<Id>) => string
+    readonly handle: Operation<Id, R>
+  }
+  | {
+    readonly identity: (input: Input<Id>) => string
+    readonly prepare: (input: Input<Id>) => Effect.Effect<Effect.Effect<Reply, DomainError, R>, DomainError, R>
+  }
 
 type HandlerOf<Id extends OperationId, R> = "idempotency-key" extends keyof Input<Id>["headers"]
   ? IdempotentOperation<Id, R>
@@ -176,7 +188,12 @@ const compile = <R>(
       return Result.isSuccess(valid) ? Result.succeed(valid.success) : decodeBody(bytes)
     }
   const idempotent = headerNames.includes(IDEMPOTENCY_KEY)
-  const operation: Operation<OperationId, R> = typeof handler === "function" ? handler : handler.handle
+  const prepare = typeof handler === "function" || !("prepare" in handler) ? undefined : handler.prepare
+  const operation: Operation<OperationId, R> = typeof handler === "function"
+    ? handler
+    : "handle" in handler
+    ? handler.handle
+    : (input) => Effect.flatten(handler.prepare(input))
   const identity = typeof handler === "function" ? undefined : handler.identity
   if (idempotent && identity === undefined) throw new Error(`${endpoint.identifier}: an idempotent create needs its identity`)
   const deprecated = Context.getOrElse(annotations, OpenApi.Deprecated, () => false)
@@ -195,13 +212,17 @@ const compile = <R>(
     const typed = input as Input<OperationId>
     const key = idempotent ? (input.headers as { readonly [IDEMPOTENCY_KEY]?: IdempotencyKey })[IDEMPOTENCY_KEY] : undefined
     if (key === undefined) return answered(operation(typed))
-    return IdempotentResponses.respond(services.idempotent.run(
-      new IdempotentRequest(
-        { keyId: input.caller!.keyId, key, fingerprint: fingerprintOf(identity!(typed)) },
-        { disableChecks: true }
-      ),
-      IdempotentResponses.kept(operation(typed))
-    ))
+    const request = new IdempotentRequest(
+      { keyId: input.caller!.keyId, key, fingerprint: fingerprintOf(identity!(typed)) },
+      { disableChecks: true }
+    )
+    const create = (created: Effect.Effect<Reply, DomainError, R>) =>
+      IdempotentResponses.respond(services.idempotent.run(request, IdempotentResponses.kept(created)))
+    if (prepare === undefined) return create(operation(typed))
+    return Effect.matchEffect(prepare(typed), {
+      onSuccess: create,
+      onFailure: (error) => Effect.succeed(errorResponse(toHttpError(error), headersOf(error)))
+    })
   }
 
   // The checks and the decoding read the request from the fiber's context directly: every
