@@ -1,7 +1,8 @@
 /**
  * Idempotent creates with real processes: two instances on one PostgreSQL database
- * answering 20 parallel retries of one create, per-API-key separation and the 422, and
- * a kept answer surviving a kill -9 and restart of the embedded store.
+ * answering 20 parallel retries of one create (a pet, a webhook subscription), per-API-key
+ * separation and the 422, and a kept answer surviving a kill -9 and restart of the
+ * embedded store.
  */
 import { describe, expect, it } from "vitest"
 import { createDatabase, databaseUrl, postgresAvailable, query } from "./PgAdmin.ts"
@@ -12,18 +13,22 @@ cleanUpProcesses()
 
 const REX = { name: "Rex", categoryId: 9007199254740993, status: "available" }
 
+// Port 9 (discard) on loopback: allowed with WEBHOOK_ALLOW_PRIVATE, and no event is sent to it here.
+const HOOK = { url: "http://127.0.0.1:9/hook", types: ["pet.created", "order.placed"] }
+
 const post = (service: ServiceProcess, apiKey: string, key: string, body: unknown = REX) =>
   service.request("POST", "/v1/pets", { apiKey, body, headers: { "idempotency-key": key } })
 
+const postWebhook = (service: ServiceProcess, apiKey: string, key: string, body: unknown = HOOK) =>
+  service.request("POST", "/v1/webhooks", { apiKey, body, headers: { "idempotency-key": key } })
+
 // A client that retries a 409 idempotency_key_in_use as its Retry-After says; counts the 409s.
 const postRetrying = async (
-  service: ServiceProcess,
-  apiKey: string,
-  key: string,
+  send: () => Promise<HttpResult>,
   inUse: { count: number }
 ): Promise<HttpResult> => {
   for (let attempt = 1;; attempt++) {
-    const result = await post(service, apiKey, key)
+    const result = await send()
     if (result.status !== 409 || attempt === 10) return result
     inUse.count++
     await sleep(Number(result.headers.get("retry-after") ?? "1") * 1000)
@@ -39,7 +44,7 @@ describe.skipIf(!postgresAvailable)("idempotent creates on PostgreSQL", () => {
     const inUse = { count: 0 }
     const started = performance.now()
     const answers = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => postRetrying(i % 2 === 0 ? a : b, "shared-key", "one-create", inUse))
+      Array.from({ length: 20 }, (_, i) => postRetrying(() => post(i % 2 === 0 ? a : b, "shared-key", "one-create"), inUse))
     )
     const elapsedMs = performance.now() - started
     const pets = await query<{ id: string }>(database, "SELECT id::text AS id FROM pets")
@@ -56,6 +61,39 @@ describe.skipIf(!postgresAvailable)("idempotent creates on PostgreSQL", () => {
     ])
     for (const instance of [a, b]) expect(await instance.stop()).toEqual({ code: 0, signal: null })
     console.info(`[idempotency] 20 parallel retries over two instances: ${inUse.count} 409s retried, all answered in ${elapsedMs.toFixed(0)} ms`)
+  }, 90_000)
+
+  it("20 parallel POST /v1/webhooks with one key over two instances: one subscription, one secret, every answer its 201", async () => {
+    const database = await createDatabase()
+    const env = { API_KEYS: "shared-key", STORE: "postgres", DATABASE_URL: databaseUrl(database), WEBHOOK_ALLOW_PRIVATE: "true" }
+    const [a, b] = await Promise.all([startService({ env }), startService({ env })])
+    if (a === undefined || b === undefined) throw new Error("two instances expected")
+    const inUse = { count: 0 }
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => postRetrying(() => postWebhook(i % 2 === 0 ? a : b, "shared-key", "one-hook"), inUse))
+    )
+    const webhooks = await query<{ id: string; secret: string }>(database, "SELECT id::text AS id, secret FROM webhooks")
+    expect(webhooks).toHaveLength(1)
+    const { id, secret } = webhooks[0]!
+    for (const answer of answers) {
+      expect({ status: answer.status, body: answer.json }).toEqual({
+        status: 201,
+        body: expect.objectContaining({ id: Number(id), ...HOOK, state: "active", secret })
+      })
+      expect(answer.text).toBe(answers[0]!.text)
+      expect(answer.headers.get("location")).toBe(`/v1/webhooks/${id}`)
+    }
+    expect(answers.filter((answer) => answer.headers.get("idempotent-replayed") === null)).toHaveLength(1)
+    expect(await query(database, "SELECT idempotency_key, status FROM idempotency_keys")).toEqual([
+      { idempotency_key: "one-hook", status: 201 }
+    ])
+    const reused = await postWebhook(a, "shared-key", "one-hook", { ...HOOK, types: ["pet.created"] })
+    expect({ status: reused.status, body: reused.json }).toEqual({
+      status: 422,
+      body: { code: "idempotency_key_reused", message: expect.stringContaining("Idempotency-Key"), status: 422 }
+    })
+    for (const instance of [a, b]) expect(await instance.stop()).toEqual({ code: 0, signal: null })
+    console.info(`[idempotency] 20 parallel webhook creates over two instances: ${inUse.count} 409s retried`)
   }, 90_000)
 
   it("the same key from two API keys makes two pets; another body with a used key is 422", async () => {
@@ -98,6 +136,25 @@ describe("idempotent creates on the embedded store", () => {
     expect(retry.headers.get("location")).toBe(created.headers.get("location"))
     expect(retry.headers.get("idempotent-replayed")).toBe("true")
     expect((await listAll(second, "embedded-key")).pets).toHaveLength(1)
+    expect(await second.stop()).toEqual({ code: 0, signal: null })
+  }, 120_000)
+
+  it("a webhook's kept answer survives kill -9 and a restart: the retry replays the first subscription and its secret", async () => {
+    const dataDir = await initializedDataDir()
+    const env = { API_KEYS: "embedded-key", STORE: "embedded", DATA_DIR: dataDir, WEBHOOK_ALLOW_PRIVATE: "true" }
+    const first = await startService({ env, startTimeoutMs: 60_000 })
+    const created = await postWebhook(first, "embedded-key", "hook-before-the-crash")
+    expect(created.status).toBe(201)
+    expect((created.json as { secret: string }).secret).toMatch(/^whsec_/)
+    await first.kill9()
+
+    const second = await startService({ env, startTimeoutMs: 60_000 })
+    const retry = await postWebhook(second, "embedded-key", "hook-before-the-crash")
+    expect(retry.status).toBe(201)
+    expect(retry.text).toBe(created.text)
+    expect(retry.headers.get("location")).toBe(created.headers.get("location"))
+    expect(retry.headers.get("idempotent-replayed")).toBe("true")
+    expect((await second.request("GET", "/v1/webhooks", { apiKey: "embedded-key" })).json).toHaveLength(1)
     expect(await second.stop()).toEqual({ code: 0, signal: null })
   }, 120_000)
 })
