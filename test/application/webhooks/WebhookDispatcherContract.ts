@@ -3,7 +3,7 @@
  * WebhookSender that records each delivery and answers as the test says.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Clock, DateTime, Deferred, Duration, Effect, Layer, Schedule } from "effect"
+import { Clock, Context, DateTime, Deferred, Duration, Effect, Layer, Schedule } from "effect"
 import { TestClock } from "effect/testing"
 import * as WebhookDispatcher from "../../../src/application/webhooks/WebhookDispatcher.ts"
 import type { EventType } from "../../../src/domain/events/EventType.ts"
@@ -83,6 +83,24 @@ const subscribe = (path: string, types: readonly [EventType, ...Array<EventType>
     return (yield* repository.create({ url: url(path), types, createdAt, after })).webhook
   })
 
+/** How many times the dispatcher read the log's pages and claimed, since the test began. */
+const calls = { page: 0, claim: 0, claimed: 0 }
+
+/** The store's EventLog and WebhookRepository, counting the dispatcher's reads and claims. */
+const counted = (context: Context.Context<PetRepository | EventLog | WebhookRepository>) => {
+  const log = Context.get(context, EventLog)
+  const repository = Context.get(context, WebhookRepository)
+  return context.pipe(
+    Context.add(EventLog, EventLog.of({ ...log, page: (query) => Effect.andThen(Effect.sync(() => calls.page++), log.page(query)) })),
+    Context.add(WebhookRepository, WebhookRepository.of({
+      ...repository,
+      claim: (request) =>
+        Effect.tap(Effect.andThen(Effect.sync(() => calls.claim++), repository.claim(request)), (targets) =>
+          Effect.sync(() => calls.claimed += targets.length))
+    }))
+  )
+}
+
 /** Runs the dispatcher tests against `store`; it must start empty. */
 export const webhookDispatcherContract = (
   name: string,
@@ -96,7 +114,10 @@ export const webhookDispatcherContract = (
   // from the time it sets (the store's own fibers keep the live clock).
   const run = <A, E, R>(body: Effect.Effect<A, E, R>) =>
     Effect.gen(function*() {
-      const context = yield* Layer.build(store)
+      const context = counted(yield* Layer.build(store))
+      calls.page = 0
+      calls.claim = 0
+      calls.claimed = 0
       return yield* Effect.gen(function*() {
         yield* TestClock.setTime(Date.now())
         yield* Layer.build(dispatcher)
@@ -301,6 +322,83 @@ export const webhookDispatcherContract = (
         receiver.to(webhook.url).forEach((delivery, index) => lastOf.set(JSON.parse(delivery.body).data.name, index))
         const order = names.map((name) => lastOf.get(name)!)
         assert.deepStrictEqual(order, [...order].sort((a, b) => a - b))
+      })), 120_000)
+
+    it.live("1,000 subscriptions each get every event; caught-up ones ahead of a new one do not starve it", () =>
+      run(Effect.gen(function*() {
+        const pets = yield* PetRepository
+        const many = yield* Effect.forEach(Array.from({ length: 1000 }, (_, i) => i), (i) => subscribe(`many-${i}`))
+        const names = ["m1", "m2", "m3"]
+        for (const name of names) yield* pets.create(pet(name))
+        const reached = () => many.every((webhook) => receiver.to(webhook.url).length >= names.length)
+        yield* until(reached, { step: "100 millis", times: 6000 })
+        for (const webhook of many) {
+          assert.deepStrictEqual(receiver.to(webhook.url).map((delivery) => JSON.parse(delivery.body).data.name), names)
+        }
+        // All caught up: a subscription made now, with the highest id, gets the next event.
+        // (Dated by the real clock: the test's has run ahead, and a SQL store dates events by the database's.)
+        const late = (yield* (yield* WebhookRepository).create({
+          url: url("late"),
+          types: ["pet.created"],
+          createdAt: DateTime.makeUnsafe(Date.now()),
+          after: yield* (yield* EventLog).latest
+        })).webhook
+        yield* pets.create(pet("m4"))
+        yield* until(() => receiver.to(late.url).length >= 1 && many.every((webhook) => receiver.to(webhook.url).length >= 4), {
+          step: "100 millis",
+          times: 6000
+        })
+        assert.strictEqual(JSON.parse(receiver.to(late.url)[0]!.body).data.name, "m4")
+      })), 300_000)
+
+    it.live("two instances share 1,000 subscriptions: each gets every event once", () =>
+      run(Effect.gen(function*() {
+        const pets = yield* PetRepository
+        // A second instance on the same store, with its own leases.
+        yield* Layer.build(WebhookDispatcher.layer({ owner: `test-${name}-second`, lease: "30 seconds" }).pipe(
+          Layer.provide(Layer.succeed(WebhookSender)(receiver.sender))
+        ))
+        const many = yield* Effect.forEach(Array.from({ length: 1000 }, (_, i) => i), (i) => subscribe(`shared-${i}`))
+        const names = ["s1", "s2"]
+        for (const name of names) yield* pets.create(pet(name))
+        yield* until(() => many.every((webhook) => receiver.to(webhook.url).length >= names.length), { step: "100 millis", times: 6000 })
+        yield* TestClock.withLive(Effect.sleep("200 millis"))
+        for (const webhook of many) {
+          assert.deepStrictEqual(receiver.to(webhook.url).map((delivery) => JSON.parse(delivery.body).data.name), names)
+        }
+      })), 300_000)
+
+    it.live("caught-up subscriptions cost about one claim per poll, and no read of the log", () =>
+      run(Effect.gen(function*() {
+        const pets = yield* PetRepository
+        const idle = yield* Effect.forEach(Array.from({ length: 100 }, (_, i) => i), (i) => subscribe(`idle-${i}`))
+        yield* pets.create(pet("once"))
+        yield* until(() => idle.every((webhook) => receiver.to(webhook.url).length >= 1), { step: "100 millis", times: 2000 })
+        yield* TestClock.withLive(Effect.sleep("200 millis"))
+        const before = { ...calls }
+        // 20 polls of 500 ms.
+        for (let i = 0; i < 20; i++) {
+          yield* TestClock.adjust("500 millis")
+          yield* TestClock.withLive(Effect.sleep("10 millis"))
+        }
+        assert.strictEqual(calls.page - before.page, 0)
+        assert.strictEqual(calls.claimed - before.claimed, 0)
+        assert.isAtMost(calls.claim - before.claim, 25)
+        assert.isTrue(idle.every((webhook) => receiver.to(webhook.url).length === 1))
+      })), 300_000)
+
+    it.live("a new subscription on a long log is delivered to without walking it", () =>
+      run(Effect.gen(function*() {
+        const pets = yield* PetRepository
+        yield* Effect.forEach(Array.from({ length: 300 }, (_, i) => `old-${i}`), (name) => pets.create(pet(name)))
+        yield* TestClock.withLive(Effect.sleep("5 millis"))
+        yield* TestClock.setTime(Date.now())
+        const before = calls.page
+        const webhook = yield* subscribe("new-on-long-log")
+        yield* pets.create(pet("first-for-it"))
+        yield* until(() => receiver.to(webhook.url).length >= 1)
+        assert.strictEqual(JSON.parse(receiver.to(webhook.url)[0]!.body).data.name, "first-for-it")
+        assert.isAtMost(calls.page - before, 3)
       })), 120_000)
   })
 }
