@@ -38,8 +38,18 @@ const systemResolver: Resolver = async (hostname) =>
     family: family === 6 ? 6 : 4
   }))
 
-/** A destination refused: its URL or one of its addresses. */
+/**
+ * A destination refused: its URL or one of its addresses. Final: at delivery it is
+ * `gone`, and the subscription is disabled, since every retry would meet the same rules.
+ */
 class Refused extends Error {}
+
+/**
+ * A host name that resolved to no address at all. Not a refusal: DNS may answer
+ * otherwise later (a record being replaced, a zone being fixed), so at delivery it is
+ * retried like a name that does not resolve; when subscribing it is refused all the same.
+ */
+class NoAddress extends Error {}
 
 const bounded = (text: string) => text.length <= DELIVERY_ERROR_MAX_LENGTH ? text : `${text.slice(0, DELIVERY_ERROR_MAX_LENGTH - 1)}…`
 
@@ -50,12 +60,18 @@ const bounded = (text: string) => text.length <= DELIVERY_ERROR_MAX_LENGTH ? tex
  * the request's own `lookup`, so a second resolution (DNS rebinding) cannot send it
  * elsewhere. Redirects are not followed (a 3xx is a failure): following one would reach
  * an address nobody checked.
+ *
+ * A URL the rules refuse at delivery (WEBHOOK_ALLOW_PRIVATE turned off since it was
+ * subscribed, or a host that now resolves to a refused address) answers `gone` with the
+ * reason and no status, as a 410 does: nothing is sent. A name that does not resolve,
+ * or resolves to no address, is a `retry`.
  */
 export const make = (options: Options) => {
   const resolve = options.resolve ?? systemResolver
   const timeoutMillis = Duration.toMillis(options.timeout ?? DELIVERY_TIMEOUT)
 
-  // The address to connect to for `url`, checked; Refused when the URL or its host is not allowed.
+  // The address to connect to for `url`, checked; Refused when the URL or its host is not allowed,
+  // NoAddress when the name resolves to nothing, and the resolver's own error when it fails.
   // The URL rules again at delivery: WEBHOOK_ALLOW_PRIVATE may have been turned off since.
   const destination = async (url: URL): Promise<ResolvedAddress> => {
     const rules = checkWebhookUrl(url.href, options)
@@ -64,7 +80,7 @@ export const make = (options: Options) => {
     const addresses: ReadonlyArray<ResolvedAddress> = literal !== undefined
       ? [{ address: url.hostname.replace(/^\[|\]$/g, ""), family: literal._tag === "Ipv4Address" ? 4 : 6 }]
       : await resolve(url.hostname)
-    if (addresses.length === 0) throw new Refused(`${url.hostname} has no address`)
+    if (addresses.length === 0) throw new NoAddress(`${url.hostname} has no address`)
     if (!options.allowPrivate) {
       for (const { address } of addresses) {
         const parsed = parseAddress(address)
@@ -84,7 +100,7 @@ export const make = (options: Options) => {
         try: () => destination(new URL(url)),
         catch: (error) =>
           new InvalidInput({
-            message: error instanceof Refused
+            message: error instanceof Refused || error instanceof NoAddress
               ? `url: ${error.message}`
               : `url: the host ${new URL(url).hostname} could not be resolved`
           })
@@ -146,7 +162,12 @@ export const make = (options: Options) => {
         })
         request.on("error", (error) => failed(error.message))
         request.end(delivery.body)
-      }, (error: unknown) => failed(error instanceof Error ? error.message : String(error)))
+      }, (error: unknown) =>
+        // A refused URL or address is final (the dispatcher disables the subscription, with
+        // this reason); a resolver that fails or finds no address is tried again.
+        error instanceof Refused
+          ? done({ outcome: "gone", httpStatus: undefined, error: error.message })
+          : failed(error instanceof Error ? error.message : String(error)))
     })
 
   const send = Spans.method("WebhookSender.send", (delivery: WebhookDelivery) =>

@@ -9,9 +9,12 @@ export const DeliveryId = Int64.pipe(Schema.brand("DeliveryId"))
 export type DeliveryId = typeof DeliveryId.Type
 
 /**
- * How an attempt ended: `delivered` (a 2xx answer), `gone` (410: the receiver asks to
- * stop, the subscription is disabled) or `retry` (any other answer, a redirect, a
- * timeout, a refused address or a network error: tried again on the retry schedule).
+ * How an attempt ended: `delivered` (a 2xx answer), `gone` (the subscription is
+ * disabled: the receiver answered 410, asking to stop, or its URL was refused at
+ * delivery, nothing sent and no status: the URL rules, or a host that now resolves to a
+ * refused address) or `retry` (any other answer, a redirect, a timeout, a name that does
+ * not resolve or resolves to no address, or a network error: tried again on the retry
+ * schedule).
  */
 export const DeliveryOutcome = Schema.Literals(["delivered", "gone", "retry"])
 /** A value of {@link DeliveryOutcome}. */

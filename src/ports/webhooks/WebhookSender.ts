@@ -22,6 +22,10 @@ export interface WebhookDelivery {
 export class WebhookSender extends Context.Service<WebhookSender, {
   /** The URL in its normal form when it may be subscribed: the URL rules, and each address its host resolves to. */
   readonly check: (url: string) => Effect.Effect<WebhookUrl, InvalidInput>
-  /** One attempt, signed, bounded in time; never fails: how it went is the result. */
+  /**
+   * One attempt, signed, bounded in time; never fails: how it went is the result. A URL
+   * refused at delivery (the rules, or an address its host resolves to now) is `gone`,
+   * with the reason as its error and no status, so that its subscription is disabled.
+   */
   readonly send: (delivery: WebhookDelivery) => Effect.Effect<AttemptResult>
 }>()("animal-store/ports/WebhookSender") {}

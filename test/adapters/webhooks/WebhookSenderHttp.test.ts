@@ -145,7 +145,7 @@ describe("WebhookSenderHttp.send", () => {
     expect(server.received[0]!.headers.host).toBe(`receiver.invalid:${server.port}`)
   })
 
-  it("without WEBHOOK_ALLOW_PRIVATE refuses, at delivery, a name that now resolves to a private address (DNS rebinding)", async () => {
+  it("without WEBHOOK_ALLOW_PRIVATE refuses, at delivery, a name that now resolves to a private address (DNS rebinding): gone, with the reason", async () => {
     const server = await serve(status(200))
     // Public when subscribed, loopback when delivered.
     const dns = resolver(["93.184.215.14"], ["127.0.0.1"])
@@ -154,20 +154,59 @@ describe("WebhookSenderHttp.send", () => {
       `https://receiver.example:${server.port}/hook`
     )
     const result = await Effect.runPromise(strict.send(delivery(`https://receiver.example:${server.port}/hook`)))
-    expect(result).toMatchObject({ outcome: "retry", httpStatus: undefined })
-    expect(result.error).toBe("receiver.example resolves to 127.0.0.1, a loopback address")
+    // Refused is final: retrying for 24 hours would meet the same refusal.
+    expect(result).toMatchObject({
+      outcome: "gone",
+      httpStatus: undefined,
+      error: "receiver.example resolves to 127.0.0.1, a loopback address"
+    })
     expect(dns.calls()).toBe(2)
     expect(server.received).toHaveLength(0)
   })
 
-  it("without WEBHOOK_ALLOW_PRIVATE refuses plain http and IP literals of refused kinds at delivery too", async () => {
+  it("a name with one refused address among public ones is gone at delivery", async () => {
+    const server = await serve(status(200))
+    const strict = make({ allowPrivate: false, resolve: resolver(["93.184.215.14", "10.1.2.3"]).resolve })
+    expect(await send(`https://receiver.example:${server.port}/hook`, strict)).toMatchObject({
+      outcome: "gone",
+      httpStatus: undefined,
+      error: "receiver.example resolves to 10.1.2.3, a private address"
+    })
+    expect(server.received).toHaveLength(0)
+  })
+
+  it("without WEBHOOK_ALLOW_PRIVATE refuses plain http and IP literals of refused kinds at delivery too: gone (the setting was turned off since)", async () => {
     const server = await serve(status(200))
     const strict = make({ allowPrivate: false })
-    expect((await send(server.url, strict)).error).toBe("the URL must be an https URL")
-    expect((await send(`https://[::ffff:127.0.0.1]:${server.port}/`, strict)).error).toBe(
-      "the URL must not point at a loopback address"
-    )
+    expect(await send(server.url, strict)).toMatchObject({
+      outcome: "gone",
+      httpStatus: undefined,
+      error: "the URL must be an https URL"
+    })
+    expect(await send(`https://[::ffff:127.0.0.1]:${server.port}/`, strict)).toMatchObject({
+      outcome: "gone",
+      httpStatus: undefined,
+      error: "the URL must not point at a loopback address"
+    })
     expect(server.received).toHaveLength(0)
+  })
+
+  it("a name that resolves to no address, or does not resolve, is a retry: DNS may answer again", async () => {
+    const strict = make({ allowPrivate: false, resolve: resolver([]).resolve })
+    expect(await send("https://receiver.example/hook", strict)).toMatchObject({
+      outcome: "retry",
+      httpStatus: undefined,
+      error: "receiver.example has no address"
+    })
+    const failing = make({
+      allowPrivate: false,
+      resolve: () => Promise.reject(new Error("queryA ESERVFAIL receiver.example"))
+    })
+    expect(await send("https://receiver.example/hook", failing)).toMatchObject({
+      outcome: "retry",
+      httpStatus: undefined,
+      error: "queryA ESERVFAIL receiver.example"
+    })
   })
 })
 

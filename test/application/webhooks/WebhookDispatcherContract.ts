@@ -5,6 +5,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Clock, Context, DateTime, Deferred, Duration, Effect, Layer, Schedule } from "effect"
 import { TestClock } from "effect/testing"
+import * as WebhookSenderHttp from "../../../src/adapters/webhooks/WebhookSenderHttp.ts"
 import * as WebhookDispatcher from "../../../src/application/webhooks/WebhookDispatcher.ts"
 import type { EventType } from "../../../src/domain/events/EventType.ts"
 import { CategoryId } from "../../../src/domain/pets/CategoryId.ts"
@@ -23,16 +24,23 @@ type Answer = AttemptResult["outcome"]
 
 /**
  * The receiver: every delivery it got, by URL, what it answers (by URL, default
- * delivered), and, by URL, what it waits for before it answers (default nothing).
+ * delivered), and, by URL, what it waits for before it answers (default nothing). A URL
+ * in `wires` is sent by that sender instead (a real one), its result recorded the same way.
  */
 const makeReceiver = () => {
   const got: Array<WebhookDelivery & { readonly at: number; readonly answer: Answer }> = []
   const answers = new Map<string, Answer>()
   const holds = new Map<string, Effect.Effect<void>>()
+  const wires = new Map<string, WebhookSender["Service"]["send"]>()
   const sender = WebhookSender.of({
     check: (url) => Effect.succeed(url as WebhookUrl),
     send: (delivery) =>
-      Effect.clockWith((clock) =>
+      wires.has(delivery.url)
+        ? Effect.tap(wires.get(delivery.url)!(delivery), (result) =>
+          Effect.clockWith((clock) =>
+            Effect.sync(() => got.push({ ...delivery, at: clock.currentTimeMillisUnsafe(), answer: result.outcome }))
+          ))
+        : Effect.clockWith((clock) =>
         Effect.sync(() => {
           const outcome = answers.get(delivery.url) ?? "delivered"
           got.push({ ...delivery, at: clock.currentTimeMillisUnsafe(), answer: outcome })
@@ -45,7 +53,7 @@ const makeReceiver = () => {
         })
       ).pipe(Effect.tap(() => holds.get(delivery.url) ?? Effect.void))
   })
-  return { got, answers, holds, sender, to: (url: string) => got.filter((delivery) => delivery.url === url) }
+  return { got, answers, holds, wires, sender, to: (url: string) => got.filter((delivery) => delivery.url === url) }
 }
 
 const pet = (name: string) => new NewPet({ name: PetName.make(name), categoryId: CategoryId.make(1n) })
@@ -254,6 +262,33 @@ export const webhookDispatcherContract = (
         assert.include(state._tag === "disabled" ? state.reason : "", "410")
         const recorded = yield* repository.deliveries(webhook.id, { after: 0n, limit: 10 })
         assert.deepStrictEqual(recorded.map((attempt) => [attempt.outcome, attempt.httpStatus]), [["gone", 410]])
+      })), 120_000)
+
+    it.live("a URL refused at delivery (its host now resolves to a loopback address) disables the subscription with the reason; no retries", () =>
+      run(Effect.gen(function*() {
+        const pets = yield* PetRepository
+        const repository = yield* WebhookRepository
+        const webhook = yield* subscribe("refused")
+        // The real sender, without WEBHOOK_ALLOW_PRIVATE, whose DNS answers 127.0.0.1 for the host now.
+        const refusing = WebhookSenderHttp.make({ allowPrivate: false, resolve: async () => [{ address: "127.0.0.1", family: 4 }] })
+        receiver.wires.set(webhook.url, refusing.send)
+        yield* pets.create(pet("refused-1"))
+        yield* until(() => receiver.to(webhook.url).length >= 1)
+        const why = "receiver.example resolves to 127.0.0.1, a loopback address"
+        const recorded = yield* recordedWhen(webhook.id, (attempts) => attempts.length >= 1)
+        assert.deepStrictEqual(recorded.map((attempt) => [attempt.outcome, attempt.httpStatus, attempt.error]), [["gone", undefined, why]])
+        yield* pets.create(pet("refused-2"))
+        // A retry would come within 5 s, the next event at once: an hour passes, poll by poll.
+        for (let i = 0; i < 12; i++) {
+          yield* TestClock.adjust("5 minutes")
+          yield* TestClock.withLive(Effect.sleep("20 millis"))
+        }
+        assert.strictEqual(receiver.to(webhook.url).length, 1)
+        const state = (yield* repository.get(webhook.id)).state
+        assert.strictEqual(state._tag, "disabled")
+        assert.strictEqual(state._tag === "disabled" ? state.reason : "", `the URL is refused: ${why}`)
+        assert.notInclude((yield* repository.pending).map((entry) => entry.webhook.id), webhook.id)
+        assert.strictEqual((yield* repository.deliveries(webhook.id, { after: 0n, limit: 10 })).length, 1)
       })), 120_000)
 
     it.live("an instance that paused past its lease records nothing once another took the subscription, and does not send again while it holds it", () =>
