@@ -6,6 +6,7 @@
 import { afterAll, describe, expect, it } from "vitest"
 import * as Path from "node:path"
 import { cleanUpProcesses } from "./Cleanup.ts"
+import { createKey, keysCli } from "./KeysCli.ts"
 import { createDatabase, databaseUrl, postgresAvailable } from "./PgAdmin.ts"
 import {
   createPet,
@@ -71,6 +72,8 @@ const subscribe = async (service: ServiceProcess, headers: Record<string, string
     response,
     frames,
     events,
+    /** Settles when the stream has ended (the server closed it) or was closed. */
+    reading,
     /** Waits until `count` events (or a frame matching `until`) have arrived. */
     waitFor: (until: (frames: ReadonlyArray<Frame>) => boolean, timeoutMs = 10_000) =>
       new Promise<void>((resolve, reject) => {
@@ -159,6 +162,39 @@ for (const [name, env, available] of stores) {
       expect((await readFeed(service, "?type=order.placed")).length).toBe(0)
       const bad = await service.request("GET", "/v1/events?type=pet.eaten", { apiKey: API_KEY })
       expect(bad.status).toBe(400)
+    }, 120_000)
+
+    // The memory store's keys are API_KEYS alone, which nothing revokes.
+    it.skipIf(name === "memory")("revoking a key ends its open stream: no event written after the revocation reaches it", async () => {
+      const serviceEnv = await env()
+      const service = await startService({
+        env: { API_KEYS: API_KEY, EVENTS_HEARTBEAT: "300 millis", ...serviceEnv },
+        startTimeoutMs: 60_000
+      })
+      const key = await createKey(serviceEnv, "--name", "streaming-reader", "--scope", "read")
+      const stream = await subscribe(service, { authorization: `Bearer ${key}` })
+      expect(stream.response.status).toBe(200)
+      await createPet(service, API_KEY, newPet(10, "before-revocation"))
+      await stream.waitFor(() => stream.events().length >= 1)
+      const revoked = await keysCli(["revoke", "streaming-reader"], serviceEnv)
+      expect(revoked.code, revoked.stderr).toBe(0)
+      // Once the instance has seen the revocation (a new request is refused)...
+      await eventually(
+        async () => (await service.request("GET", "/v1/pets", { apiKey: key })).status === 401,
+        10_000,
+        "the revoked key refused"
+      )
+      const seen = stream.events().length
+      for (let i = 0; i < 5; i++) await createPet(service, API_KEY, newPet(20 + i, "after-revocation"))
+      // ...the stream ends at its next event or heartbeat (every 300 ms here), having sent none of them.
+      const ended = await Promise.race([
+        stream.reading.then(() => true),
+        new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 5_000))
+      ])
+      expect(ended, JSON.stringify(stream.frames)).toBe(true)
+      expect(stream.events().length).toBe(seen)
+      await stream.close()
+      await service.stop()
     }, 120_000)
 
     it("a SIGTERM ends open streams at once instead of waiting out the drain", async () => {

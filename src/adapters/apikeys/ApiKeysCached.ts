@@ -123,7 +123,14 @@ export const make = (fixed: ReadonlyArray<Redacted.Redacted<string>>) =>
             accepted = derived
             return verifyWith(derived, key)
           })
-      )
+      ),
+      // A revoked key has left the copy (at the next reload); an expired one is judged by the Clock.
+      stillAccepts: (caller) =>
+        Effect.withFiberSucceed((fiber) => {
+          const entry = entries.get(caller.keyId as KeyId)
+          if (entry !== undefined) return fiber.getRef(Clock.Clock).currentTimeMillisUnsafe() < entry.expiresAtMillis
+          return accepted?.some((key) => key.caller.keyId === caller.keyId) ?? false
+        })
     })
   })
 

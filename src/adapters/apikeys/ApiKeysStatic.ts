@@ -55,6 +55,8 @@ export const layer = (keys: ReadonlyArray<Redacted.Redacted<string>>): Layer.Lay
       ApiKeys.of({
         verify: Spans.method("ApiKeys.verify", (key: Redacted.Redacted<string>) =>
           Effect.sync(() => Option.fromUndefinedOr(matchStatic(accepted, digestOf(Redacted.value(key)))))
-        )
+        ),
+        // A fixed key is never revoked.
+        stillAccepts: (caller) => Effect.sync(() => accepted.some((key) => key.caller.keyId === caller.keyId))
       }))
   )

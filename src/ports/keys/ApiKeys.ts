@@ -8,4 +8,9 @@ export class ApiKeys extends Context.Service<ApiKeys, {
    * not leak timing about near matches.
    */
   readonly verify: (key: Redacted.Redacted<string>) => Effect.Effect<Option.Option<Caller>>
+  /**
+   * Whether the key `caller` was verified with is still accepted: not revoked nor
+   * expired since. A long-lived answer (an event stream) asks as it goes on.
+   */
+  readonly stillAccepts: (caller: Caller) => Effect.Effect<boolean>
 }>()("animal-store/ports/ApiKeys") {}

@@ -12,6 +12,7 @@ import * as OrderRepositoryMemory from "../../../src/adapters/memory/orders/Orde
 import { OrderTable } from "../../../src/adapters/memory/orders/OrderTable.ts"
 import * as PetRepositoryMemory from "../../../src/adapters/memory/pets/PetRepositoryMemory.ts"
 import { PetTable } from "../../../src/adapters/memory/pets/PetTable.ts"
+import { wantsEventStream } from "../../../src/adapters/http/server/events/EventHandlers.ts"
 import { EventLog } from "../../../src/ports/events/EventLog.ts"
 import { OrderRepository } from "../../../src/ports/orders/OrderRepository.ts"
 import { PetRepository } from "../../../src/ports/pets/PetRepository.ts"
@@ -39,6 +40,22 @@ interface EventJson {
 }
 
 describe("GET /v1/events (listEvents)", () => {
+  it("answers the stream only to an Accept that names text/event-stream exactly, with a weight above 0", async () => {
+    expect(wantsEventStream("text/event-stream")).toBe(true)
+    expect(wantsEventStream("TEXT/Event-Stream; charset=utf-8")).toBe(true)
+    expect(wantsEventStream("application/json, text/event-stream;q=0.5")).toBe(true)
+    for (const accept of [undefined, "", "*/*", "text/*", "text/event-stream-nope", "text/event-streams", "x-text/event-stream", "text/event-stream;q=0", "text/event-stream; q=0.0"]) {
+      expect(wantsEventStream(accept), String(accept)).toBe(false)
+    }
+    const server = freshServer()
+    await createPet(server, { name: "one", categoryId: 1, status: "available" })
+    for (const accept of ["text/event-stream-nope", "text/event-stream;q=0", "*/*"]) {
+      const answer = await server.call("GET", "/v1/events", { headers: { ...AUTH, accept } })
+      expect(answer.status, accept).toBe(200)
+      expect((answer.json as Array<EventJson>).map((event) => event.type), accept).toEqual(["pet.created"])
+    }
+  })
+
   it("pages the changes in order with Link next (after=<last id>), keeps the type filter, and refuses bad input", async () => {
     const server = freshServer()
     const pets = []

@@ -1,10 +1,21 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Context, DateTime, Effect, Fiber, Layer, Stream } from "effect"
+import { Context, DateTime, Effect, Fiber, Layer, Option, Stream } from "effect"
 import { EventId } from "../../../../src/domain/events/EventId.ts"
 import { EventLog } from "../../../../src/ports/events/EventLog.ts"
 import { EventTable } from "../../../../src/adapters/memory/events/EventTable.ts"
 import * as EventLogMemory from "../../../../src/adapters/memory/events/EventLogMemory.ts"
 import * as EventFanout from "../../../../src/adapters/http/server/events/EventFanout.ts"
+
+const decoder = new TextDecoder()
+
+/** The ids of the frames a stream sends, in order. */
+const eventIds = <E>(stream: Stream.Stream<Uint8Array, E>) =>
+  Stream.flatMap(stream, (chunk) =>
+    Stream.fromIterable(Array.from(decoder.decode(chunk).matchAll(/^id: (\d+)$/gm), (match) => BigInt(match[1]!))))
+
+/** A stream of every type after `after`, always allowed. */
+const follow = (fanout: EventFanout.EventFanout["Service"], after: bigint, allowed: Effect.Effect<boolean> = Effect.succeed(true)) =>
+  fanout.follow({ after: after === 0n ? 0n : EventId.make(after), types: undefined, allowed })
 
 /**
  * A fan-out over a fresh EventTable whose log counts its reads and the listeners of its
@@ -32,10 +43,8 @@ const setup = Effect.gen(function*() {
       for (let i = 0; i < n; i++) events.append("pet.deleted", { id: String(events.lastId + 1n) }, DateTime.nowUnsafe(), undefined)
     })
   const ids = (after: bigint, n: number) =>
-    Stream.runCollect(Stream.take(fanout.follow(after === 0n ? 0n : EventId.make(after), undefined), n)).pipe(
-      Effect.map((taken) => Array.from(taken, (event) => event.id))
-    )
-  return { reads, listening, append, ids }
+    Stream.runCollect(Stream.take(eventIds(follow(fanout, after)), n)).pipe(Effect.map((taken) => Array.from(taken)))
+  return { reads, listening, append, ids, fanout }
 })
 
 describe("EventFanout", () => {
@@ -91,5 +100,60 @@ describe("EventFanout", () => {
       for (const [i, after] of [0, 50, 200, 400].entries()) {
         assert.deepStrictEqual(got[i], Array.from({ length: 150 }, (_, k) => BigInt(after + k + 1)))
       }
+    }).pipe(Effect.scoped))
+
+  it.live("a stream catching up reads the log a page at a time, as its client reads: one that stops reading holds a page", () =>
+    Effect.gen(function*() {
+      const { append, fanout, reads } = yield* setup
+      yield* append(20 * EventFanout.STREAM_PAGE)
+      const before = reads.page
+      // The first line and the first page, then the client stops reading.
+      const pulled = yield* Stream.runCollect(Stream.take(follow(fanout, 0n), 2))
+      yield* Effect.sleep("50 millis")
+      assert.strictEqual(reads.page - before, 1)
+      assert.deepStrictEqual(
+        Array.from(decoder.decode(pulled[1]!).matchAll(/^id: (\d+)$/gm), (match) => Number(match[1])),
+        Array.from({ length: EventFanout.STREAM_PAGE }, (_, i) => i + 1)
+      )
+    }).pipe(Effect.scoped))
+
+  it.live("a live batch is written once for the instance: every stream of all types sends the same bytes", () =>
+    Effect.gen(function*() {
+      const { append, fanout } = yield* setup
+      yield* append(5)
+      const chunks = (n: number) => Stream.runCollect(Stream.take(follow(fanout, 5n), n))
+      const streams = yield* Effect.forEach([0, 1, 2], () => Effect.forkChild(chunks(2)))
+      yield* Effect.sleep("20 millis")
+      yield* append(3)
+      const got = yield* Effect.forEach(streams, Fiber.join)
+      const [first, ...others] = got.map((each) => each[1]!)
+      assert.deepStrictEqual(Array.from(decoder.decode(first!).matchAll(/^id: (\d+)$/gm), (match) => match[1]), ["6", "7", "8"])
+      for (const other of others) assert.strictEqual(other, first)
+    }).pipe(Effect.scoped))
+
+  it.live("a stream whose caller is no longer allowed ends at its next chunk: an event or a heartbeat", () =>
+    Effect.gen(function*() {
+      const events = new EventTable()
+      const fanout = yield* Layer.build(
+        EventFanout.layer({ ...EventFanout.DEFAULTS, pollInterval: "1 hour", heartbeat: "100 millis" }).pipe(
+          Layer.provide(Layer.succeed(EventLog, EventLogMemory.fromTable(events)))
+        )
+      ).pipe(Effect.map(Context.get(EventFanout.EventFanout)))
+      const append = () => events.append("pet.deleted", { id: "1" }, DateTime.nowUnsafe(), undefined)
+      const allowed = { now: true }
+      const check = Effect.sync(() => allowed.now)
+      // Revoked while it waits for events: the heartbeat's check ends it.
+      const quiet = yield* Effect.forkChild(Stream.runCollect(follow(fanout, 0n, check)))
+      // Revoked before the next event: the event is not sent, and the stream ends.
+      const busy = yield* Effect.forkChild(Stream.runCollect(eventIds(follow(fanout, 0n, check))))
+      yield* Effect.sleep("20 millis")
+      append()
+      yield* Effect.sleep("20 millis")
+      allowed.now = false
+      append()
+      const quietEnded = yield* Fiber.join(quiet).pipe(Effect.timeoutOption("2 seconds"))
+      const busyEnded = yield* Fiber.join(busy).pipe(Effect.timeoutOption("2 seconds"))
+      assert.isTrue(Option.isSome(quietEnded) && Option.isSome(busyEnded), "both streams ended")
+      assert.deepStrictEqual(Array.from(Option.getOrThrow(busyEnded)), [1n])
     }).pipe(Effect.scoped))
 })

@@ -4,7 +4,9 @@ import { CursorExpired } from "../../../../domain/Errors.ts"
 import type { EventId } from "../../../../domain/events/EventId.ts"
 import type { StoreEvent } from "../../../../domain/events/StoreEvent.ts"
 import { PAGE_LIMIT_DEFAULT } from "../../../../domain/paging/PageLimit.ts"
+import type { Caller } from "../../../../domain/keys/Caller.ts"
 import { EventLog } from "../../../../ports/events/EventLog.ts"
+import { ApiKeys } from "../../../../ports/keys/ApiKeys.ts"
 import { Api } from "../../api/Api.ts"
 import * as EventJsonText from "../../api/EventJsonText.ts"
 import { EVENT_STREAM } from "../../api/EventsApi.ts"
@@ -15,13 +17,24 @@ import { EventFanout } from "./EventFanout.ts"
 
 const { listEvents } = Api.groups.events.endpoints
 
-// One SSE frame per event: its id (what Last-Event-ID sends back), its type, its JSON.
-const frame = (event: StoreEvent) => `id: ${event.id}\nevent: ${event.type}\ndata: ${EventJsonText.eventJson(event)}\n\n`
+/**
+ * Whether `accept` asks for the Server-Sent Events stream: one of its media ranges is
+ * exactly `text/event-stream` (any case, parameters aside) with a weight above 0. A
+ * wildcard or a longer type gets the page.
+ */
+export const wantsEventStream = (accept: string | undefined): boolean =>
+  accept !== undefined && accept.split(",").some((range) => {
+    const [type, ...parameters] = range.split(";").map((part) => part.trim())
+    if (type?.toLowerCase() !== EVENT_STREAM) return false
+    const weight = parameters.find((parameter) => /^q\s*=/i.test(parameter))
+    return weight === undefined || Number(weight.replace(/^q\s*=\s*/i, "")) > 0
+  })
 
-/** The handler over the EventLog and the EventFanout in context. */
+/** The handler over the EventLog, the EventFanout and the ApiKeys in context. */
 export const make = Effect.gen(function*() {
   const log = yield* EventLog
   const fanout = yield* EventFanout
+  const keys = yield* ApiKeys
 
   // A cursor below what retention removed would skip events silently: 410 instead.
   const unexpired = (after: EventId | undefined) =>
@@ -29,25 +42,21 @@ export const make = Effect.gen(function*() {
       after < sweptThrough ? Effect.fail(new CursorExpired({ after, sweptThrough })) : Effect.void)
 
   // A place among the instance's streams first: a refused stream costs no store query.
-  const stream = (after: EventId | undefined, types: ReadonlyArray<StoreEvent["type"]> | undefined) =>
+  // The stream ends once its key is revoked or expires (asked before each chunk), and
+  // when the store goes away: the client resumes with Last-Event-ID.
+  const stream = (caller: Caller, after: EventId | undefined, types: ReadonlyArray<StoreEvent["type"]> | undefined) =>
     Effect.as(
       Effect.andThen(fanout.admit, unexpired(after)),
       Reply.eventStream(
-        Stream.merge(
-          // A first line at once, so that the client knows the stream is open.
-          Stream.concat(Stream.make(": connected\n\n"), Stream.map(fanout.follow(after ?? 0n, types), frame)).pipe(
-            // The store went away: the stream ends, and the client resumes with Last-Event-ID.
-            Stream.catch(() => Stream.empty)
-          ),
-          Stream.tick(fanout.heartbeat).pipe(Stream.drop(1), Stream.map(() => ": heartbeat\n\n")),
-          { haltStrategy: "left" }
-        ).pipe(Stream.encodeText)
+        fanout.follow({ after: after ?? 0n, types, allowed: keys.stillAccepts(caller) }).pipe(
+          Stream.catch(() => Stream.empty)
+        )
       )
     )
 
   return {
-    listEvents: ({ headers, query }) => {
-      if (headers.accept?.includes(EVENT_STREAM) === true) return stream(headers["last-event-id"] ?? query.after, query.type)
+    listEvents: ({ caller, headers, query }) => {
+      if (wantsEventStream(headers.accept)) return stream(caller, headers["last-event-id"] ?? query.after, query.type)
       const limit = query.limit ?? PAGE_LIMIT_DEFAULT
       return Effect.gen(function*() {
         const rows = yield* log.page({ after: query.after ?? 0n, limit: limit + 1, types: query.type })
