@@ -1,14 +1,19 @@
 import { assert, layer } from "@effect/vitest"
 import { DateTime, Effect, type Layer, Option, Result, Schema, type Tracer } from "effect"
-import { orderData, petData } from "../../../src/domain/events/EventData.ts"
+import { petJson } from "../../../src/adapters/http/api/PetJsonText.ts"
+import { type EventData, eventDataText, orderData, petData, petUpdatedData } from "../../../src/domain/events/EventData.ts"
 import type { EventId } from "../../../src/domain/events/EventId.ts"
 import { ORDER_EVENT_TYPE, type EventType } from "../../../src/domain/events/EventType.ts"
 import type { StoreEvent } from "../../../src/domain/events/StoreEvent.ts"
 import { CategoryId } from "../../../src/domain/pets/CategoryId.ts"
 import { NewPet } from "../../../src/domain/pets/NewPet.ts"
+import type { OrderId } from "../../../src/domain/orders/OrderId.ts"
+import type { Pet } from "../../../src/domain/pets/Pet.ts"
+import type { PetId } from "../../../src/domain/pets/PetId.ts"
 import type { OrderTransitionEvent } from "../../../src/domain/orders/OrderEvent.ts"
 import { PetName } from "../../../src/domain/pets/PetName.ts"
 import { PetPatch } from "../../../src/domain/pets/PetPatch.ts"
+import { PetStatus } from "../../../src/domain/pets/PetStatus.ts"
 import { EventLog } from "../../../src/ports/events/EventLog.ts"
 import type { LoggedEvent } from "../../../src/ports/events/LoggedEvent.ts"
 import { OrderRepository } from "../../../src/ports/orders/OrderRepository.ts"
@@ -58,16 +63,34 @@ const highWater = Effect.gen(function*() {
 const isAscending = (ids: ReadonlyArray<bigint>) => ids.every((id, i) => i === 0 || ids[i - 1]! < id)
 
 // One step of a random history: create a pet, or act on the order of one made so far.
-const Step = Schema.Union([
-  Schema.Struct({ _tag: Schema.Literal("create"), available: Schema.Boolean }),
-  Schema.Struct({ _tag: Schema.Literal("place"), pet: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 5 })) }),
-  Schema.Struct({
-    _tag: Schema.Literal("transition"),
-    order: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 5 })),
-    event: Schema.Literals(["approve", "deliver", "cancel"])
-  })
-])
+const Index = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 5 }))
+const Create = Schema.Struct({ _tag: Schema.Literal("create"), available: Schema.Boolean })
+const Place = Schema.Struct({ _tag: Schema.Literal("place"), pet: Index })
+const Transition = Schema.Struct({
+  _tag: Schema.Literal("transition"),
+  order: Index,
+  event: Schema.Literals(["approve", "deliver", "cancel"])
+})
+const Step = Schema.Union([Create, Place, Transition])
 const History = Schema.Array(Step).check(Schema.isMaxLength(20))
+
+// The same, with the pets' own changes besides: edits (a rename, a status set or
+// removed, or both; refused under an open order when they name the status) and retirements.
+const PetsStep = Schema.Union([
+  Create,
+  Place,
+  Transition,
+  Schema.Struct({
+    _tag: Schema.Literal("edit"),
+    pet: Index,
+    rename: Schema.Boolean,
+    status: Schema.optionalKey(Schema.NullOr(PetStatus))
+  }),
+  Schema.Struct({ _tag: Schema.Literal("delete"), pet: Index })
+])
+const PetsHistory = Schema.Array(PetsStep).check(Schema.isMaxLength(24))
+
+const PET_EVENT_TYPES: ReadonlyArray<EventType> = ["pet.created", "pet.updated", "pet.deleted"]
 
 /**
  * The EventLog port's contract, over a store whose repositories record their changes in
@@ -88,22 +111,30 @@ export const eventLogContract = (
         const after = yield* highWater
         const created = yield* pets.create(pet("available"))
         const placed = yield* orders.place(created.id)
+        const pending = yield* pets.get(created.id)
         const approved = yield* orders.transition(placed.id, "approve")
         const delivered = yield* orders.transition(placed.id, "deliver")
+        const sold = yield* pets.get(created.id)
         const events = yield* readAll(after)
+        // An order's change that changes its pet's status appends the order's event, then
+        // pet.updated; approve leaves the pet pending and appends only its own.
         assert.deepStrictEqual(events.map((event) => [event.type, event.data]), [
           ["pet.created", petData(created)],
           ["order.placed", orderData(placed)],
+          ["pet.updated", { ...(petData(pending) as object), changed: ["status"] }],
           ["order.approved", orderData(approved)],
-          ["order.delivered", orderData(delivered)]
+          ["order.delivered", orderData(delivered)],
+          ["pet.updated", { ...(petData(sold) as object), changed: ["status"] }]
         ])
+        assert.strictEqual(pending.status, "pending")
+        assert.strictEqual(sold.status, "sold")
         assert.deepStrictEqual((events[0]!.data as { categoryId: bigint }).categoryId, 9_007_199_254_740_993n)
         assert.isTrue(isAscending(events.map((event) => event.id)))
         assert.isTrue(events[0]!.id > after)
         // The type filter keeps the order and pages the same way.
         assert.deepStrictEqual(
           yield* readAll(after, 1, ["order.approved", "pet.created"]),
-          [events[0]!, events[2]!]
+          [events[0]!, events[3]!]
         )
       }))
 
@@ -136,6 +167,7 @@ export const eventLogContract = (
         assert.isTrue(Result.isFailure(yield* Effect.result(pets.delete(created.id, { ifMatch: [created.version] }))))
         const unchanged = yield* pets.update(created.id, new PetPatch({ status: "available" }), {})
         const placed = yield* orders.place(created.id)
+        const pending = yield* pets.get(created.id)
         assert.isTrue(Result.isFailure(yield* Effect.result(pets.update(created.id, new PetPatch({ status: "sold" }), {}))))
         const cancelled = yield* orders.transition(placed.id, "cancel")
         const current = yield* pets.get(created.id)
@@ -144,7 +176,9 @@ export const eventLogContract = (
           ["pet.updated", { ...(petData(renamed) as object), changed: ["name", "status"] }],
           ["pet.updated", { ...(petData(unchanged) as object), changed: ["status"] }],
           ["order.placed", orderData(placed)],
+          ["pet.updated", { ...(petData(pending) as object), changed: ["status"] }],
           ["order.cancelled", orderData(cancelled)],
+          ["pet.updated", { ...(petData(current) as object), changed: ["status"] }],
           ["pet.deleted", petData(current)]
         ])
       }))
@@ -186,6 +220,8 @@ export const eventLogContract = (
         assert.deepStrictEqual(traced.map((event) => methodOf(traceParentIds(event.traceParent!).spanId)), [
           "PetRepository.create",
           "OrderRepository.place",
+          "OrderRepository.place",
+          "OrderRepository.transition",
           "OrderRepository.transition",
           "PetRepository.update",
           "PetRepository.delete"
@@ -217,7 +253,10 @@ export const eventLogContract = (
           assert.deepStrictEqual(yield* readAll(after), [])
           // The rolled-back place left the pet orderable: the next place and its event commit.
           const placed = yield* orders.place(ordered.id)
-          assert.deepStrictEqual((yield* readAll(after)).map((event) => event.data), [orderData(placed)])
+          assert.deepStrictEqual((yield* readAll(after)).map((event) => event.data), [
+            orderData(placed),
+            petUpdatedData(ordered, yield* pets.get(ordered.id))
+          ])
         }))
     }
 
@@ -230,8 +269,13 @@ export const eventLogContract = (
           const orders = yield* OrderRepository
           const after = yield* highWater
           const made: Array<bigint> = []
-          const placed: Array<bigint> = []
+          const placed: Array<{ readonly id: bigint; readonly petId: bigint }> = []
           const expected: Array<[EventType, unknown]> = []
+          // After an order's event, pet.updated when the change moved its pet's status.
+          const expectPetChange = (before: Pet, petId: bigint) =>
+            Effect.map(pets.get(petId as never), (after) => {
+              if (after.status !== before.status) expected.push(["pet.updated", petUpdatedData(before, after)])
+            })
           for (const step of history) {
             if (step._tag === "create") {
               const created = yield* pets.create(pet(step.available ? "available" : undefined))
@@ -240,22 +284,84 @@ export const eventLogContract = (
             } else if (step._tag === "place") {
               const petId = made[step.pet]
               if (petId === undefined) continue
+              const before = yield* pets.get(petId as never)
               const outcome = yield* Effect.result(orders.place(petId as never))
               if (Result.isSuccess(outcome)) {
-                placed.push(outcome.success.id)
+                placed.push({ id: outcome.success.id, petId })
                 expected.push([ORDER_EVENT_TYPE.place, orderData(outcome.success)])
+                yield* expectPetChange(before, petId)
               }
             } else {
-              const orderId = placed[step.order]
-              if (orderId === undefined) continue
+              const order = placed[step.order]
+              if (order === undefined) continue
               const event: OrderTransitionEvent = step.event
-              const outcome = yield* Effect.result(orders.transition(orderId as never, event))
-              if (Result.isSuccess(outcome)) expected.push([ORDER_EVENT_TYPE[event], orderData(outcome.success)])
+              const before = yield* pets.get(order.petId as never)
+              const outcome = yield* Effect.result(orders.transition(order.id as never, event))
+              if (Result.isSuccess(outcome)) {
+                expected.push([ORDER_EVENT_TYPE[event], orderData(outcome.success)])
+                yield* expectPetChange(before, order.petId)
+              }
             }
           }
           const events = yield* readAll(after, 3)
           assert.deepStrictEqual(events.map((event) => [event.type, event.data]), expected)
           assert.isTrue(isAscending(events.map((event) => event.id)))
+        }),
+      { timeout, arbitrary }
+    )
+
+    it.effect.prop(
+      "random histories: each pet's last pet.* event holds what a GET of the pet answers; a retired pet's is pet.deleted",
+      [PetsHistory],
+      ([history]) =>
+        Effect.gen(function*() {
+          const pets = yield* PetRepository
+          const orders = yield* OrderRepository
+          const after = yield* highWater
+          const made: Array<PetId> = []
+          const placed: Array<OrderId> = []
+          for (const [i, step] of history.entries()) {
+            if (step._tag === "create") {
+              made.push((yield* pets.create(pet(step.available ? "available" : undefined))).id)
+              continue
+            }
+            if (step._tag === "transition") {
+              const orderId = placed[step.order]
+              if (orderId !== undefined) yield* Effect.result(orders.transition(orderId, step.event))
+              continue
+            }
+            const petId = made[step.pet]
+            if (petId === undefined) continue
+            if (step._tag === "place") {
+              const outcome = yield* Effect.result(orders.place(petId))
+              if (Result.isSuccess(outcome)) placed.push(outcome.success.id)
+            } else if (step._tag === "edit") {
+              const patch = new PetPatch({
+                ...(step.rename ? { name: PetName.make(`renamed at step ${i}`) } : {}),
+                ...(step.status === undefined ? {} : { status: step.status })
+              })
+              yield* Effect.result(pets.update(petId, patch, {}))
+            } else {
+              yield* Effect.result(pets.delete(petId, {}))
+            }
+          }
+          const last = new Map<bigint, LoggedEvent>()
+          for (const event of yield* readAll(after, 50, PET_EVENT_TYPES)) {
+            last.set((event.data as { readonly id: bigint }).id, event)
+          }
+          for (const id of made) {
+            const event = last.get(id)
+            assert.isDefined(event, `pet ${id} has no pet.* event`)
+            const got = yield* Effect.result(pets.get(id))
+            if (Result.isFailure(got)) {
+              assert.strictEqual(got.failure._tag, "PetNotFound")
+              assert.strictEqual(event!.type, "pet.deleted", `pet ${id} is retired`)
+              continue
+            }
+            // pet.updated adds `changed`; the rest is the pet as a GET writes it, byte for byte.
+            const { changed: _, ...data } = event!.data as { readonly [key: string]: EventData }
+            assert.strictEqual(eventDataText(data), petJson(got.success), `pet ${id}'s last event, ${event!.type}`)
+          }
         }),
       { timeout, arbitrary }
     )
@@ -290,7 +396,8 @@ export const eventLogContract = (
           .pipe(Effect.ensuring(Effect.sync(() => writing = false)))
         yield* Effect.all([writers, reader], { concurrency: 2 })
         const committed = yield* readAll(after, 1000)
-        assert.strictEqual(committed.length, options.writers * 15 * 3)
+        // Per round: pet.created, order.placed, pet.updated, order.cancelled, pet.updated.
+        assert.strictEqual(committed.length, options.writers * 15 * 5)
         assert.deepStrictEqual(seen.map((event) => event.id), committed.map((event) => event.id))
       }), timeout)
 

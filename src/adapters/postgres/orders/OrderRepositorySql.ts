@@ -82,11 +82,14 @@ export const pageStatement = (
  *   the order and its pet. A second caller on the same order waits for the lock and
  *   decides on the status the first one left.
  *
- * Each change's event is written by the statement that writes the order (recordingOrder),
- * in the same transaction; the sequencer is woken once the transaction has committed.
- * Lock order is pet then new order row in `place` and order then pet in `transition`;
- * they cannot deadlock, because `place` only claims a pet with no open order, and a
- * `transition` only writes a pet after finding its order open.
+ * Each change writes the order, its pet and their events in ONE statement
+ * (recordingOrder): the order's event, then `pet.updated` when the pet's status changed
+ * (the memory store records them in the same order); the sequencer is woken once the
+ * transaction has committed. So a place is one statement when the pet is available
+ * (two more when a cancel freed it in between), and a transition two: the lock and the
+ * change. Lock order is pet then new order row in `place` and order then pet in
+ * `transition`; they cannot deadlock, because `place` only claims a pet with no open
+ * order, and a `transition` only writes a pet after finding its order open.
  */
 export const make = (options: Options) =>
   Effect.gen(function*() {
@@ -95,52 +98,65 @@ export const make = (options: Options) =>
     const sequencer = yield* EventSequencer
     const guard = unavailableOrDie(Duration.fromInputUnsafe(options.timeout))
 
-    const claimPet = SqlSchema.findAll({
-      Request: PetId,
-      Result: Schema.Struct({ id: PetId }),
-      execute: (petId) =>
-        sql`UPDATE pets SET status = ${PLACE.pet}, version = version + 1
-            WHERE id = ${petId} AND status = ${ORDERABLE_PET_STATUS} AND deleted_at IS NULL RETURNING id`
-    })
-
     const lockPet = SqlSchema.findAll({
       Request: PetId,
       Result: LockedPet,
       execute: (petId) => sql`SELECT status FROM pets WHERE id = ${petId} AND deleted_at IS NULL FOR UPDATE`
     })
 
-    const setPetStatus = (petId: PetId, status: PetStatus) =>
-      Effect.asVoid(sql`UPDATE pets SET status = ${status}, version = version + 1 WHERE id = ${petId}`)
-
-    // An order's change and its event in ONE statement: an action's transaction has no
-    // round trip for the outbox. The event's data is orderData's JSON written by the
-    // database (times as DateTime.formatIso writes what the driver reads: UTC,
-    // milliseconds truncated); the EventLog contract checks on every store that the two
-    // agree. `complete` is the domain's rule, applied to the status the change writes.
-    const recordingOrder = (type: EventType, status: OrderStatus, change: Statement.Statement<unknown>) =>
+    // An order's change, its pet's and their events in ONE statement: an action's
+    // transaction has no round trip for the outbox. `pet` is the pet's update, returning
+    // the pet after it and its status before (`status_before`); `changed` is the order's
+    // write (which may read `pet`), returning ORDER_COLUMNS. The events go in one INSERT,
+    // sorted, so their `seq` (hence their ids) is drawn in that order: the order's event,
+    // then `pet.updated` when the pet's status changed (approve leaves it pending: no pet
+    // event).
+    //
+    // The data are orderData's and petUpdatedData's JSON written by the database (times as
+    // DateTime.formatIso writes what the driver reads: UTC, milliseconds truncated; the
+    // pet's keys in petData's order, a status-less pet without `status`; `changed` is
+    // ["status"], the one field an order writes); the EventLog contract checks on every
+    // store that they agree. `complete` is the domain's rule, applied to the status the
+    // change writes.
+    const recordingOrder = (
+      type: EventType,
+      status: OrderStatus,
+      change: { readonly pet: Statement.Statement<unknown>; readonly changed: Statement.Statement<unknown> }
+    ) =>
       recording((traceParent) =>
-        sql`WITH changed AS (${change}),
+        sql`WITH pet AS (${change.pet}),
+                 changed AS (${change.changed}),
                  recorded AS (
                    INSERT INTO events_pending (type, data, trace_parent)
-                   SELECT ${type}, json_build_object(
-                     'id', id, 'petId', pet_id, 'quantity', quantity, 'status', status,
-                     'complete', ${isComplete(status)}::boolean,
-                     'createdAt', to_char(created_at AT TIME ZONE 'UTC', ${ISO_UTC}),
-                     'updatedAt', to_char(updated_at AT TIME ZONE 'UTC', ${ISO_UTC})), ${traceParent}
-                   FROM changed)
+                   SELECT type, data, ${traceParent} FROM (
+                     SELECT 1 AS position, ${type}::text AS type, json_build_object(
+                       'id', id, 'petId', pet_id, 'quantity', quantity, 'status', status,
+                       'complete', ${isComplete(status)}::boolean,
+                       'createdAt', to_char(created_at AT TIME ZONE 'UTC', ${ISO_UTC}),
+                       'updatedAt', to_char(updated_at AT TIME ZONE 'UTC', ${ISO_UTC})) AS data
+                     FROM changed
+                     UNION ALL
+                     SELECT 2, 'pet.updated', json_strip_nulls(json_build_object(
+                       'id', id, 'name', name, 'categoryId', category_id, 'status', status,
+                       'changed', json_build_array('status')))
+                     FROM pet WHERE status IS DISTINCT FROM status_before
+                   ) AS appended ORDER BY position)
             SELECT ${sql.literal(ORDER_COLUMNS)} FROM changed`
       )
 
-    const insertOrder = SqlSchema.findOne({
-      Request: Schema.Struct({ petId: PetId, status: OrderStatus }),
+    // Claims the pet if it is available and orders it: no row when it is not available
+    // (or does not exist) as the statement sees it.
+    const placeOrder = SqlSchema.findAll({
+      Request: PetId,
       Result: OrderRow,
-      execute: ({ petId, status }) =>
-        recordingOrder(
-          ORDER_EVENT_TYPE.place,
-          status,
-          sql`INSERT INTO orders (pet_id, quantity, status) VALUES (${petId}, 1, ${status})
-              RETURNING ${sql.literal(ORDER_COLUMNS)}`
-        )
+      execute: (petId) =>
+        recordingOrder(ORDER_EVENT_TYPE.place, PLACE.order, {
+          pet: sql`UPDATE pets SET status = ${PLACE.pet}, version = version + 1
+                   WHERE id = ${petId} AND status = ${ORDERABLE_PET_STATUS} AND deleted_at IS NULL
+                   RETURNING id, name, category_id, status, ${ORDERABLE_PET_STATUS}::text AS status_before`,
+          changed: sql`INSERT INTO orders (pet_id, quantity, status) SELECT id, 1, ${PLACE.order} FROM pet
+                       RETURNING ${sql.literal(ORDER_COLUMNS)}`
+        })
     })
 
     const lockOrder = SqlSchema.findAll({
@@ -149,16 +165,21 @@ export const make = (options: Options) =>
       execute: (id) => sql`SELECT pet_id, status FROM orders WHERE id = ${id} FOR UPDATE`
     })
 
+    // The order, locked by the caller, and its pet. The pet's status before is read from
+    // the statement's snapshot (`before`): while the order is open no other change can
+    // write it (a patch of the status and a retirement are refused, a place needs the pet
+    // available), and its other fields are returned as the update left them.
     const updateOrder = SqlSchema.findOne({
-      Request: Schema.Struct({ id: OrderId, status: OrderStatus, event: OrderEvent }),
+      Request: Schema.Struct({ id: OrderId, status: OrderStatus, event: OrderEvent, petId: PetId, petStatus: PetStatus }),
       Result: OrderRow,
-      execute: ({ event, id, status }) =>
-        recordingOrder(
-          ORDER_EVENT_TYPE[event],
-          status,
-          sql`UPDATE orders SET status = ${status}, updated_at = now() WHERE id = ${id}
-              RETURNING ${sql.literal(ORDER_COLUMNS)}`
-        )
+      execute: ({ event, id, petId, petStatus, status }) =>
+        recordingOrder(ORDER_EVENT_TYPE[event], status, {
+          pet: sql`UPDATE pets SET status = ${petStatus}, version = pets.version + 1
+                   FROM pets AS before WHERE pets.id = ${petId} AND before.id = pets.id
+                   RETURNING pets.id, pets.name, pets.category_id, pets.status, before.status AS status_before`,
+          changed: sql`UPDATE orders SET status = ${status}, updated_at = now() WHERE id = ${id}
+                       RETURNING ${sql.literal(ORDER_COLUMNS)}`
+        })
     })
 
     const byId = SqlSchema.findAll({
@@ -181,19 +202,20 @@ export const make = (options: Options) =>
 
     const place = Spans.method("OrderRepository.place", (petId: PetId) =>
       sql.withTransaction(Effect.gen(function*() {
-        const claimed = yield* claimPet(petId)
-        if (claimed.length === 0) {
-          // Not available when the claim looked. Lock the pet so that the status we answer
-          // from stays true until we answer.
-          const pet = (yield* lockPet(petId))[0]
-          if (pet === undefined) return yield* new PetNotFound({ id: petId })
-          const decision = decidePlace(petId, pet.status ?? undefined)
-          if (Result.isFailure(decision)) return yield* decision.failure
-          // Made available again in between (its order cancelled): the pet is ours now.
-          yield* setPetStatus(petId, decision.success.pet)
-        }
-        return toOrder(yield* insertOrder({ petId, status: PLACE.order }))
-      })).pipe(Effect.tap(() => sequencer.wake), Effect.catchTag("NoSuchElementError", Effect.die), guard)
+        const placed = (yield* placeOrder(petId))[0]
+        if (placed !== undefined) return toOrder(placed)
+        // Not available when the claim looked. Lock the pet so that the status we answer
+        // from stays true until we answer.
+        const pet = (yield* lockPet(petId))[0]
+        if (pet === undefined) return yield* new PetNotFound({ id: petId })
+        const decision = decidePlace(petId, pet.status ?? undefined)
+        if (Result.isFailure(decision)) return yield* decision.failure
+        // Made available again in between (its order cancelled): the pet is ours now, and
+        // locked, so the claim sees it available.
+        const claimed = (yield* placeOrder(petId))[0]
+        if (claimed === undefined) return yield* Effect.die(new Error(`pet ${petId} is locked and available, yet was not claimed`))
+        return toOrder(claimed)
+      })).pipe(Effect.tap(() => sequencer.wake), guard)
     )
 
     const get = Spans.method("OrderRepository.get", (id: OrderId) =>
@@ -211,8 +233,13 @@ export const make = (options: Options) =>
         if (order === undefined) return yield* new OrderNotFound({ id })
         const decision = decide(id, order.status, event)
         if (Result.isFailure(decision)) return yield* decision.failure
-        const updated = yield* updateOrder({ id, status: decision.success.order, event })
-        yield* setPetStatus(order.pet_id, decision.success.pet)
+        const updated = yield* updateOrder({
+          id,
+          status: decision.success.order,
+          event,
+          petId: order.pet_id,
+          petStatus: decision.success.pet
+        })
         return toOrder(updated)
       })).pipe(Effect.tap(() => sequencer.wake), Effect.catchTag("NoSuchElementError", Effect.die), guard)
     )

@@ -20,6 +20,8 @@ const options = { timeout: "10 seconds" } as const
 // Sized so that sequencers without the lock fail (a reader skips an event) in most rounds.
 const WRITERS = 16
 const CHANGES_PER_WRITER = 60
+// Half of the changes are creates (pet.created), half places (order.placed and pet.updated).
+const EVENTS_PER_WRITER = CHANGES_PER_WRITER / 2 * 3
 const READERS = 12
 const ROUNDS = 3
 
@@ -71,16 +73,16 @@ describe.skipIf(!postgresAvailable)("EventSequencer on a PostgreSQL server", () 
             [writers, ...Array.from({ length: READERS }, () => reader)],
             { concurrency: "unbounded" }
           )
-          // Each event's data holds its pet's or order's id: one row per change, numbered once.
+          // Each event's data holds its pet's or order's id: one row per event, numbered once.
           const [counts] = yield* sql<{ numbered: number; unnumbered: number; distinct_data: number }>`
             SELECT count(*) FILTER (WHERE id > ${start})::int AS numbered,
                    (SELECT count(*) FROM events_pending)::int AS unnumbered,
                    count(DISTINCT (type, data::text)) FILTER (WHERE id > ${start})::int AS distinct_data
             FROM events`
           assert.deepStrictEqual(counts, {
-            numbered: WRITERS * CHANGES_PER_WRITER,
+            numbered: WRITERS * EVENTS_PER_WRITER,
             unnumbered: 0,
-            distinct_data: WRITERS * CHANGES_PER_WRITER
+            distinct_data: WRITERS * EVENTS_PER_WRITER
           })
           const all = (yield* sql<{ id: string }>`SELECT id::text AS id FROM events WHERE id > ${start} ORDER BY events.id`)
             .map((row) => BigInt(row.id))
