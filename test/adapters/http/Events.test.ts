@@ -73,11 +73,16 @@ describe("GET /v1/events (listEvents)", () => {
     expect(page.map((event) => event.id)).toEqual([1, 2, 3, 4])
     expect(first.headers.get("link")).toBe(`</v1/events?limit=4&after=4>; rel="next"`)
     const second = await server.call("GET", "/v1/events?limit=4&after=4", { headers: AUTH })
+    // The order's event, then its pet's: pending now.
     expect((second.json as Array<EventJson>).map((event) => [event.id, event.type])).toEqual([
       [5, "pet.created"],
       [6, "pet.created"],
-      [7, "order.placed"]
+      [7, "order.placed"],
+      [8, "pet.updated"]
     ])
+    const ordered = await server.call("GET", `/v1/pets/${pets[0]!.id}`, { headers: AUTH })
+    expect(ordered.json).toEqual({ id: pets[0]!.id, name: "pet 0", categoryId: 0, status: "pending" })
+    expect((second.json as Array<EventJson>)[3]!.data).toEqual({ ...(ordered.json as object), changed: ["status"] })
     expect(second.headers.get("link")).toBeNull()
     // int64 exact in the body: the digits as written, not rounded.
     expect(second.text).toContain(`"categoryId":9007199254740993`)
