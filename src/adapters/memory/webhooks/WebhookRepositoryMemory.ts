@@ -7,6 +7,7 @@ import type { WebhookSecret } from "../../../domain/webhooks/WebhookSecret.ts"
 import { WebhookSubscription } from "../../../domain/webhooks/WebhookSubscription.ts"
 import { type DeliveryProgress, WebhookRepository } from "../../../ports/webhooks/WebhookRepository.ts"
 import * as Spans from "../../observability/Spans.ts"
+import { IdOrdered } from "../IdOrdered.ts"
 
 interface Entry {
   webhook: WebhookSubscription
@@ -14,8 +15,9 @@ interface Entry {
   previous: { readonly secret: WebhookSecret; readonly until: DateTime.Utc } | undefined
   progress: DeliveryProgress
   lease: { readonly owner: string; readonly until: DateTime.Utc } | undefined
-  // Ascending by id: attempts are recorded in id order.
-  readonly attempts: Array<DeliveryAttempt>
+  // By id, as recorded: a page starts with a binary search, whatever the number of
+  // attempts before it.
+  readonly attempts: IdOrdered<DeliveryAttempt>
 }
 
 // The furthest behind first, then by id (the claim's order).
@@ -63,7 +65,7 @@ export const make = Effect.sync(() => {
           previous: undefined,
           progress: { cursor: request.after, attempt: 0, nextAttemptAt: undefined },
           lease: undefined,
-          attempts: []
+          attempts: new IdOrdered()
         })
         return { webhook, secret }
       })
@@ -128,7 +130,7 @@ export const make = Effect.sync(() => {
           webhookId: id,
           ...attempt
         }, { disableChecks: true })
-        entry.attempts.push(recorded)
+        entry.attempts.add(recorded)
         entry.progress = progress
         return recorded
       })
@@ -139,7 +141,7 @@ export const make = Effect.sync(() => {
       })
     ),
     deliveries: Spans.method("WebhookRepository.deliveries", (id, page) =>
-      Effect.map(find(id), (entry) => entry.attempts.filter((attempt) => attempt.id > page.after).slice(0, page.limit))
+      Effect.map(find(id), (entry) => entry.attempts.page(page.after, page.limit))
     )
   })
 })
