@@ -242,6 +242,12 @@ const WEBHOOK_HEADERS = [
   ["webhook-signature", "`v1,<base64 HMAC-SHA256>` per signing secret, space-separated (two during a rotation's overlap)."]
 ].map(([name, description]) => ({ name, in: "header", required: true, description, schema: { type: "string" } }))
 
+// What sends each event type, where the type's name alone does not say it all.
+const WEBHOOK_CAUSES: Partial<Record<EventType, string>> = {
+  "pet.updated": "Sent for an edit of the pet, and for an order's place, delivery or cancellation, which " +
+    "changes its pet's status (right after that order's event; an approval leaves the pet `pending` and sends none). "
+}
+
 /**
  * The top-level `webhooks` section: one POST per event type, as the service sends it to
  * a subscription's URL. `data` is the resource as the API writes it.
@@ -253,7 +259,8 @@ const webhooksSection = (): Json =>
       post: {
         operationId: `${type.replace(/\.(\w)/, (_, letter: string) => letter.toUpperCase())}Webhook`,
         summary: `${type} delivery`,
-        description: `Sent to each active subscription to \`${type}\`, at least once and in event order, ` +
+        description: (WEBHOOK_CAUSES[type] ?? "") +
+          `Sent to each active subscription to \`${type}\`, at least once and in event order, ` +
           "signed per Standard Webhooks. A 2xx is delivered; 410 disables the subscription; anything else " +
           "is retried with backoff for up to 24 hours.",
         tags: ["webhooks"],
@@ -376,12 +383,13 @@ export const transformOpenApi = (spec: Json): Json => {
   // The service ignores unknown request body fields (a client-supplied `id` included), so the document allows them.
   for (const name of OPEN_REQUEST_SCHEMAS) delete schemas[name]?.additionalProperties
   schemas["Error"] = ErrorSchema
-  // pet.updated's data: the pet after the edit, and the fields the edit set or removed.
+  // pet.updated's data: the pet after the change, and the fields the change set or removed.
   const pet: Json | undefined = schemas["Pet"]
   if (pet !== undefined) {
     schemas["PetChange"] = {
       ...pet,
-      description: "A pet after an edit (pet.updated), with the names of the fields the edit set or removed.",
+      description: "A pet after a change (pet.updated: an edit, or an order's change of its status), with the " +
+        "names of the fields the change set or removed.",
       properties: {
         ...pet.properties,
         changed: { type: "array", items: { type: "string", enum: ["name", "categoryId", "status"] }, uniqueItems: true }
