@@ -25,6 +25,11 @@ export class IdOrdered<A extends { readonly id: bigint }> {
     if (index !== undefined) this.#items.splice(index, 1)
   }
 
+  /** Removes the first `count` entries, those with the lowest ids. */
+  removeFirst(count: number): void {
+    if (count > 0) this.#items.splice(0, count)
+  }
+
   /** Puts `item` in place of the entry with the same id. */
   replace(item: A): void {
     const index = this.#indexOf(item.id)

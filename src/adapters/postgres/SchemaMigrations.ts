@@ -519,6 +519,13 @@ export const loader = Migrator.fromRecord({
       END
       $$
     `
+  }),
+  // Delivery attempts are removed with the events, by retention (EVENTS_RETENTION): the
+  // oldest first, a bounded batch per statement. The index lets each statement read only
+  // the rows it removes, instead of the whole table to find the old ones.
+  "0017_webhook_deliveries_by_time": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`CREATE INDEX webhook_deliveries_attempted_at ON webhook_deliveries (attempted_at)`
   })
 })
 

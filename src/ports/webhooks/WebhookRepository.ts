@@ -130,4 +130,18 @@ export class WebhookRepository extends Context.Service<WebhookRepository, {
     id: WebhookId,
     page: { readonly after: DeliveryId | 0n; readonly limit: number }
   ) => Effect.Effect<ReadonlyArray<DeliveryAttempt>, WebhookNotFound | StoreUnavailable>
+  /**
+   * Removes up to `limit` of the recorded attempts made before `before` (`attemptedAt`),
+   * of every subscription, and answers how many it removed: one bounded statement, to be
+   * repeated while it removes a full batch (retention, as EventLog.sweep). The
+   * subscriptions, their progress and the attempts made since stay as they are.
+   *
+   * The SQL stores take the oldest first. The memory store takes each subscription's
+   * attempts in the order they were recorded, up to the first one made since `before`:
+   * in one process a subscription's attempts are made one after another.
+   */
+  readonly pruneDeliveries: (query: {
+    readonly before: DateTime.Utc
+    readonly limit: number
+  }) => Effect.Effect<number, StoreUnavailable>
 }>()("animal-store/ports/WebhookRepository") {}

@@ -236,6 +236,62 @@ export const webhookRepositoryContract = (
           yield* repository.release(other.id, "contract")
         }))
 
+      it.effect("pruneDeliveries removes the attempts made before the cutoff, a bounded batch at a time; recent ones and the progress stay", () =>
+        Effect.gen(function*() {
+          const repository = yield* WebhookRepository
+          // Older than every other attempt of this contract (recorded from T0 on), so that the counts are exact.
+          const cutoff = at("2025-06-01T00:00:00.000Z")
+          const old = (second: number) => at(`2025-01-01T00:00:${String(second).padStart(2, "0")}.000Z`)
+          const { webhook: first } = yield* create("pruned-a")
+          const { webhook: second } = yield* create("pruned-b")
+          yield* lease(first.id)
+          yield* lease(second.id)
+          const record = (id: WebhookId, eventId: bigint, attemptedAt: DateTime.Utc) =>
+            repository.recordAttempt(
+              id,
+              "contract",
+              { eventId: eventId as EventId, attempt: 1, attemptedAt, ...result },
+              { cursor: eventId as EventId, attempt: 0, nextAttemptAt: undefined }
+            )
+          // Five old attempts of the first, three of the second, made in turn; then, for each, one at
+          // the cutoff itself and recent ones.
+          const prunedFirst = []
+          for (let i = 0; i < 5; i++) {
+            prunedFirst.push(yield* record(first.id, BigInt(i + 1), old(2 * i)))
+            if (i < 3) yield* record(second.id, BigInt(i + 1), old(2 * i + 1))
+          }
+          const keptFirst = [
+            yield* record(first.id, 6n, cutoff),
+            yield* record(first.id, 7n, at("2025-12-01T00:00:00.000Z"))
+          ]
+          const keptSecond = [yield* record(second.id, 4n, at("2025-12-01T00:00:01.000Z"))]
+          // The progress the last attempt left, and one set since.
+          const progress = { cursor: 7n as EventId, attempt: 2, nextAttemptAt: at("2026-05-01T10:05:00.000Z"), firstAttemptAt: T0 }
+          yield* repository.advance(first.id, "contract", progress)
+          yield* repository.release(first.id, "contract")
+          yield* repository.release(second.id, "contract")
+          const progressOf = (id: WebhookId) =>
+            Effect.map(repository.pending, (pending) => pending.find((entry) => entry.webhook.id === id)?.progress)
+          const before = { first: yield* repository.get(first.id), second: yield* repository.get(second.id) }
+
+          const counts = []
+          for (let i = 0; i < 4; i++) counts.push(yield* repository.pruneDeliveries({ before: cutoff, limit: 3 }))
+          assert.deepStrictEqual(counts, [3, 3, 2, 0])
+
+          assert.deepStrictEqual(yield* repository.deliveries(first.id, { after: 0n, limit: 10 }), keptFirst)
+          assert.deepStrictEqual(yield* repository.deliveries(second.id, { after: 0n, limit: 10 }), keptSecond)
+          // Pages still start where their cursor says, a pruned attempt's id included.
+          assert.deepStrictEqual(yield* repository.deliveries(first.id, { after: prunedFirst[2]!.id, limit: 1 }), [keptFirst[0]!])
+          assert.deepStrictEqual(yield* repository.deliveries(first.id, { after: keptFirst[0]!.id, limit: 10 }), [keptFirst[1]!])
+          // The subscriptions and where their deliveries stand are untouched.
+          assert.deepStrictEqual(yield* repository.get(first.id), before.first)
+          assert.deepStrictEqual(yield* repository.get(second.id), before.second)
+          assert.deepStrictEqual(yield* progressOf(first.id), progress)
+          assert.deepStrictEqual(yield* progressOf(second.id), { cursor: 4n as EventId, attempt: 0, nextAttemptAt: undefined })
+          // Nothing before the cutoff is left: the next prune finds nothing.
+          assert.strictEqual(yield* repository.pruneDeliveries({ before: cutoff, limit: 1000 }), 0)
+        }))
+
       it.effect("a claim leases: another owner does not get the subscription until the lease ends or is released", () =>
         Effect.gen(function*() {
           const repository = yield* WebhookRepository

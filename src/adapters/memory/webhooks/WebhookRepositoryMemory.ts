@@ -16,7 +16,7 @@ interface Entry {
   progress: DeliveryProgress
   lease: { readonly owner: string; readonly until: DateTime.Utc } | undefined
   // By id, as recorded: a page starts with a binary search, whatever the number of
-  // attempts before it.
+  // attempts before it; retention removes them from the front.
   readonly attempts: IdOrdered<DeliveryAttempt>
 }
 
@@ -142,6 +142,22 @@ export const make = Effect.sync(() => {
     ),
     deliveries: Spans.method("WebhookRepository.deliveries", (id, page) =>
       Effect.map(find(id), (entry) => entry.attempts.page(page.after, page.limit))
+    ),
+    // Each subscription's oldest attempts, up to its first one made since `before`
+    // (its attempts are made one after another), `limit` in all.
+    pruneDeliveries: Spans.method("WebhookRepository.pruneDeliveries", ({ before, limit }) =>
+      Effect.sync(() => {
+        let removed = 0
+        for (const { attempts } of entries.values()) {
+          if (removed >= limit) break
+          const oldest = attempts.page(undefined, limit - removed)
+          const count = oldest.findIndex((attempt) => !DateTime.isLessThan(attempt.attemptedAt, before))
+          const old = count === -1 ? oldest.length : count
+          attempts.removeFirst(old)
+          removed += old
+        }
+        return removed
+      })
     )
   })
 })

@@ -90,6 +90,21 @@ const toDelivery = (row: typeof DeliveryRow.Type): DeliveryAttempt =>
 
 const date = (time: DateTime.Utc | undefined): Date | null => time === undefined ? null : DateTime.toDateUtc(time)
 
+/**
+ * One bounded prune of the delivery attempts: the oldest `limit` made before `before`,
+ * found through the index on attempted_at (migration 0017), then removed by id, so that
+ * it reads no more rows than it removes, and one index entry when there is nothing to
+ * remove. (`id IN (SELECT …)` may be planned as a hash join over the whole table; an
+ * array of ids is looked up one by one.) Exported so a test can EXPLAIN it.
+ */
+export const pruneStatement = (sql: SqlClient.SqlClient, query: { readonly before: Date; readonly limit: number }) =>
+  sql`WITH gone AS (
+        DELETE FROM webhook_deliveries WHERE id = ANY (ARRAY(
+          SELECT id FROM webhook_deliveries WHERE attempted_at < ${query.before} ORDER BY attempted_at LIMIT ${query.limit}
+        )) RETURNING id
+      )
+      SELECT count(*)::bigint AS removed FROM gone`
+
 /** Builds a WebhookRepository on a SqlClient (PostgreSQL server or embedded PGlite), once the migrations have run. */
 export const make = (options: Options) =>
   Effect.gen(function*() {
@@ -286,6 +301,23 @@ export const make = (options: Options) =>
       }).pipe(guard)
     )
 
+    const pruneBatch = SqlSchema.findOne({
+      Request: Schema.Struct({ before: Schema.DateTimeUtcFromDate, limit: Schema.Number }),
+      Result: Schema.Struct({ removed: Schema.BigInt }),
+      execute: (query) => pruneStatement(sql, query)
+    })
+
+    const pruneDeliveries = Spans.method("WebhookRepository.pruneDeliveries", (query: {
+      readonly before: DateTime.Utc
+      readonly limit: number
+    }) =>
+      pruneBatch(query).pipe(
+        Effect.catchTag("NoSuchElementError", Effect.die),
+        Effect.map(({ removed }) => Number(removed)),
+        guard
+      )
+    )
+
     return WebhookRepository.of({
       create,
       list,
@@ -298,7 +330,8 @@ export const make = (options: Options) =>
       pending,
       recordAttempt,
       advance,
-      deliveries
+      deliveries,
+      pruneDeliveries
     })
   })
 

@@ -10,7 +10,7 @@ import { webhookRepositoryContract } from "../../../ports/webhooks/WebhookReposi
 webhookRepositoryContract("memory", WebhookRepositoryMemory.layer)
 
 describe("WebhookRepositoryMemory deliveries", () => {
-  it("pages a subscription with 200,000 attempts, among another's, correctly from any cursor", () => {
+  it("pages a subscription with 200,000 attempts, among another's, correctly from any cursor, before and after a prune", () => {
     const repository = Effect.runSync(WebhookRepositoryMemory.make)
     const T0 = DateTime.makeUnsafe("2026-05-01T10:00:00.000Z")
     const heads = new Map(EventType.literals.map((type) => [type, EventId.make(1n << 40n)]))
@@ -73,5 +73,20 @@ describe("WebhookRepositoryMemory deliveries", () => {
       expectFrom(cursor, 50)
     }
     for (const cursor of [others[0]!.id, others[9_999]!.id, others.at(-1)!.id]) expectFrom(cursor, 50)
+
+    // Retention removes the first 150,000 of them (and the other's of that time): pages start at what is left.
+    const cutoff = DateTime.makeUnsafe(DateTime.toEpochMillis(T0) + 150_000)
+    let pruned = 0
+    while (true) {
+      const removed = Effect.runSync(repository.pruneDeliveries({ before: cutoff, limit: 1000 }))
+      pruned += removed
+      if (removed < 1000) break
+    }
+    expect(pruned).toBe(150_000 + Math.ceil(150_000 / 7))
+    const left = mine.slice(150_000)
+    expect(page(0n, 3)).toEqual(left.slice(0, 3))
+    expect(page(mine[100]!.id, 3)).toEqual(left.slice(0, 3))
+    expect(page(left[49_000]!.id, 5)).toEqual(left.slice(49_001, 49_006))
+    expect(page(left.at(-1)!.id, 5)).toEqual([])
   }, 60_000)
 })
