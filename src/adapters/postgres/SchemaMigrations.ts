@@ -526,6 +526,21 @@ export const loader = Migrator.fromRecord({
   "0017_webhook_deliveries_by_time": Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     yield* sql`CREATE INDEX webhook_deliveries_attempted_at ON webhook_deliveries (attempted_at)`
+  }),
+  // What retention removed of each type (the latest id per type), beside the watermark of
+  // all: a subscription behind it has lost events of its types, and a dispatcher records
+  // them as given up. A given-up event is recorded with the outcome `given_up`, with the
+  // tries made, none when retention removed it before its first.
+  "0018_events_swept_by_type": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`ALTER TABLE events_swept ADD COLUMN through_by_type jsonb NOT NULL DEFAULT '{}'::jsonb`
+    yield* sql`
+      ALTER TABLE webhook_deliveries
+        DROP CONSTRAINT webhook_deliveries_outcome_enum,
+        ADD CONSTRAINT webhook_deliveries_outcome_enum CHECK (outcome IN ('delivered', 'gone', 'retry', 'given_up')),
+        DROP CONSTRAINT webhook_deliveries_attempt_positive,
+        ADD CONSTRAINT webhook_deliveries_attempt_not_negative CHECK (attempt >= 0)
+    `
   })
 })
 

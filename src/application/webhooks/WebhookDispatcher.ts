@@ -12,7 +12,7 @@ import { eventDataText } from "../../domain/events/EventData.ts"
 import type { EventId } from "../../domain/events/EventId.ts"
 import type { EventType } from "../../domain/events/EventType.ts"
 import type { StoreEvent } from "../../domain/events/StoreEvent.ts"
-import { type AttemptResult, DELIVERY_ERROR_MAX_LENGTH, type DeliveryOutcome } from "../../domain/webhooks/DeliveryAttempt.ts"
+import { AttemptOutcome, type AttemptResult, DELIVERY_ERROR_MAX_LENGTH } from "../../domain/webhooks/DeliveryAttempt.ts"
 import { nextAttemptAt } from "../../domain/webhooks/RetrySchedule.ts"
 import type { WebhookId } from "../../domain/webhooks/WebhookId.ts"
 import { EventLog } from "../../ports/events/EventLog.ts"
@@ -38,22 +38,17 @@ export interface Options {
   readonly lease?: Duration.Input | undefined
 }
 
-/**
- * `given_up`: the event's retries ran past the 24 h window; it is left and the next one
- * comes. `expired`: retention removed events before they were delivered.
- */
-export type Outcome = DeliveryOutcome | "given_up" | "expired"
-
-const OUTCOMES: ReadonlyArray<Outcome> = ["delivered", "gone", "retry", "given_up", "expired"]
+/** The metric's outcomes: how each recorded attempt ended (AttemptOutcome). */
+const OUTCOMES: ReadonlyArray<AttemptOutcome> = AttemptOutcome.literals
 
 const deliveries = Object.fromEntries(OUTCOMES.map((outcome) => [
   outcome,
   Metric.counter("webhook_deliveries_total", {
-    description: "Webhook delivery attempts, by outcome (delivered, gone, retry, given_up; expired: events removed by retention before delivery).",
+    description: "Webhook delivery attempts, by outcome (delivered, gone, retry, given_up: after 24 hours of retries, or removed by retention before delivery).",
     attributes: { outcome },
     incremental: true
   })
-])) as Record<Outcome, Metric.Metric<number, unknown>>
+])) as Record<AttemptOutcome, Metric.Metric<number, unknown>>
 
 const registryContext = Context.empty()
 
@@ -104,7 +99,7 @@ const PAGE = 50
  */
 const deliverTo = (
   target: DeliveryTarget,
-  through: EventId | 0n,
+  swept: ReadonlyMap<EventType, EventId>,
   owner: string,
   leaseEnd: DateTime.Utc,
   lease: Duration.Duration
@@ -116,21 +111,29 @@ const deliverTo = (
     const { webhook } = target
     const takeUntil = DateTime.subtractDuration(leaseEnd, Duration.divideUnsafe(lease, 2))
     let progress = target.progress
+    // Retention removed events of its types that it had not received: one record says
+    // which, and the cursor moves past them, the tries of the one pending with them.
+    const lost = lastOfTypes(webhook.types, swept)
+    if (lost !== 0n && lost > progress.cursor) {
+      const error = `events of its types after ${progress.cursor} through ${lost} were removed by retention ` +
+        `(EVENTS_RETENTION) before they were delivered`
+      yield* Effect.logWarning(`webhook ${webhook.id}: ${error}`)
+      const lostAt = yield* now
+      progress = { cursor: lost, attempt: 0, nextAttemptAt: undefined }
+      yield* repository.recordAttempt(webhook.id, owner, {
+        outcome: "given_up",
+        httpStatus: undefined,
+        durationMs: 0,
+        error,
+        eventId: lost,
+        attempt: target.progress.attempt,
+        attemptedAt: lostAt
+      }, progress)
+      deliveries.given_up.updateUnsafe(1, registryContext)
+    }
     while (DateTime.isLessThan(yield* now, takeUntil)) {
       const events = yield* log.page({ after: progress.cursor, limit: PAGE, types: webhook.types })
-      if (events.length === 0) {
-        // The claim saw an event of its types up to `through`, and the log no longer has
-        // it: retention removed it first. The cursor moves past, so it is not claimed again.
-        if (progress.cursor < through) {
-          yield* Effect.logWarning(
-            `webhook ${webhook.id}: events after ${progress.cursor} through ${through} were removed by retention before they were delivered`
-          )
-          deliveries.expired.updateUnsafe(1, registryContext)
-          progress = { cursor: through, attempt: 0, nextAttemptAt: undefined }
-          yield* repository.advance(webhook.id, owner, progress)
-        }
-        return
-      }
+      if (events.length === 0) return
       // A new subscription receives only what happened after it was made: the events
       // committed before it but numbered after its start are passed over in one step.
       const fresh = events.findIndex((event) => !DateTime.isLessThan(event.occurredAt, webhook.createdAt))
@@ -165,7 +168,7 @@ const deliverTo = (
         const retryAt = result.outcome === "retry"
           ? nextAttemptAt({ attempt, firstAttemptAt, failedAt, random: yield* Random.next })
           : undefined
-        const outcome: Outcome = result.outcome === "retry" && retryAt === undefined ? "given_up" : result.outcome
+        const outcome: AttemptOutcome = result.outcome === "retry" && retryAt === undefined ? "given_up" : result.outcome
         progress = outcome === "retry"
           ? { cursor: progress.cursor, attempt, nextAttemptAt: retryAt, firstAttemptAt }
           : outcome === "gone"
@@ -174,7 +177,7 @@ const deliverTo = (
         yield* repository.recordAttempt(webhook.id, owner, {
           ...result,
           ...(outcome === "given_up"
-            ? { error: `${result.error ?? "failed"}; given up: retried for 24 hours`.slice(0, 500) }
+            ? { outcome, error: `${result.error ?? "failed"}; given up: retried for 24 hours`.slice(0, DELIVERY_ERROR_MAX_LENGTH) }
             : {}),
           eventId: event.id,
           attempt,
@@ -212,7 +215,7 @@ export const sampleBacklog = Effect.gen(function*() {
   const heads = yield* log.heads
   let oldest: DateTime.Utc | undefined
   for (const { progress, webhook } of yield* repository.pending) {
-    if (lastOfTypes(webhook.types, heads) <= progress.cursor) continue
+    if (lastOfTypes(webhook.types, heads.latest) <= progress.cursor) continue
     const [event] = yield* log.page({ after: progress.cursor, limit: 1, types: webhook.types })
     if (event === undefined) continue
     const since = DateTime.max(event.occurredAt, webhook.createdAt)
@@ -248,7 +251,7 @@ export const layer = (options: Options): Layer.Layer<never, never, EventLog | We
       const heads = yield* log.heads
       const at = yield* now
       const until = DateTime.addDuration(at, lease)
-      const targets = yield* repository.claim({ now: at, owner: options.owner, until, limit: free, heads })
+      const targets = yield* repository.claim({ now: at, owner: options.owner, until, limit: free, heads: heads.latest })
       for (const target of targets) {
         // Still being delivered to here: its lease ran out while a delivery was under way
         // (a slow receiver, a paused process), and this claim renewed it. The fiber at work
@@ -263,7 +266,7 @@ export const layer = (options: Options): Layer.Layer<never, never, EventLog | We
         )
         yield* FiberSet.run(
           running,
-          deliverTo(target, lastOfTypes(target.webhook.types, heads), options.owner, until, lease).pipe(
+          deliverTo(target, heads.swept, options.owner, until, lease).pipe(
             Effect.catchTag("StoreUnavailable", warn),
             Effect.ensuring(release),
             Effect.ensuring(Effect.sync(() => inFlight.delete(target.webhook.id))),

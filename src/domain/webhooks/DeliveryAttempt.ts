@@ -36,12 +36,23 @@ export const AttemptResult = Schema.Struct({
 /** A value of {@link AttemptResult}. */
 export type AttemptResult = typeof AttemptResult.Type
 
-/** One recorded attempt. `attempt` counts the tries of this event to this subscription, from 1. */
+/**
+ * How a recorded attempt ended: an outcome of {@link DeliveryOutcome}, or `given_up`: the
+ * event is left and the next one comes, because its retries ran past the 24 h window
+ * (the last failed attempt is recorded so), or because retention removed it before it
+ * was delivered (recorded without an attempt: `attempt` counts the tries made, possibly 0).
+ */
+export const AttemptOutcome = Schema.Literals([...DeliveryOutcome.literals, "given_up"])
+/** A value of {@link AttemptOutcome}. */
+export type AttemptOutcome = typeof AttemptOutcome.Type
+
+/** One recorded attempt. `attempt` counts the tries of this event to this subscription. */
 export class DeliveryAttempt extends Schema.Class<DeliveryAttempt>("DeliveryAttempt")({
   id: DeliveryId,
   webhookId: WebhookId,
   eventId: EventId,
-  attempt: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
+  attempt: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)),
   attemptedAt: Schema.DateTimeUtc,
-  ...AttemptResult.fields
+  ...AttemptResult.fields,
+  outcome: AttemptOutcome
 }) {}

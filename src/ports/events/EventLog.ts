@@ -5,6 +5,19 @@ import type { EventType } from "../../domain/events/EventType.ts"
 import type { LoggedEvent } from "./LoggedEvent.ts"
 
 /**
+ * Where the log stands for each type: what a webhook dispatcher compares a subscription's
+ * cursor with, so that it claims only the subscriptions with an event of their types to
+ * deliver (`latest`), and sees the events of their types that retention removed before
+ * they were delivered (`swept`).
+ */
+export interface TypeHeads {
+  /** The id of the latest event of each type that has one, as EventLog.latest is for all. */
+  readonly latest: ReadonlyMap<EventType, EventId>
+  /** The id of the latest event of each type that retention has removed, as EventLog.sweptThrough is for all. */
+  readonly swept: ReadonlyMap<EventType, EventId>
+}
+
+/**
  * The store's feed of committed changes, read in id order. The repositories append to
  * it inside their own transactions (an outbox); this port only reads it, so feed
  * readers, SSE streams and webhook deliveries all see the same order.
@@ -21,12 +34,8 @@ export class EventLog extends Context.Service<EventLog, {
   }) => Effect.Effect<ReadonlyArray<LoggedEvent>, StoreUnavailable>
   /** The id of the latest event (0 when none): no event below it can still appear. */
   readonly latest: Effect.Effect<EventId | 0n, StoreUnavailable>
-  /**
-   * The id of the latest event of each type that has one, as `latest` is for all: what a
-   * webhook claim compares each subscription's cursor with, to claim only those that
-   * have an event of their types still to deliver.
-   */
-  readonly heads: Effect.Effect<ReadonlyMap<EventType, EventId>, StoreUnavailable>
+  /** Where the log stands for each type (see {@link TypeHeads}). */
+  readonly heads: Effect.Effect<TypeHeads, StoreUnavailable>
   /**
    * The highest id retention has removed (0 when none): a reader whose `after` is below
    * it has missed events for good.

@@ -1,7 +1,7 @@
 import { Context, type DateTime, type Duration, type Effect } from "effect"
 import type { StoreUnavailable } from "../../domain/Errors.ts"
 import type { EventId } from "../../domain/events/EventId.ts"
-import type { AttemptResult, DeliveryAttempt, DeliveryId } from "../../domain/webhooks/DeliveryAttempt.ts"
+import type { AttemptOutcome, AttemptResult, DeliveryAttempt, DeliveryId } from "../../domain/webhooks/DeliveryAttempt.ts"
 import type { WebhookLeaseLost, WebhookNotFound } from "../../domain/webhooks/WebhookErrors.ts"
 import type { WebhookId } from "../../domain/webhooks/WebhookId.ts"
 import type { WebhookSecret } from "../../domain/webhooks/WebhookSecret.ts"
@@ -108,7 +108,8 @@ export class WebhookRepository extends Context.Service<WebhookRepository, {
   readonly recordAttempt: (
     id: WebhookId,
     owner: string,
-    attempt: AttemptResult & {
+    attempt: Omit<AttemptResult, "outcome"> & {
+      readonly outcome: AttemptOutcome
       readonly eventId: EventId
       readonly attempt: number
       readonly attemptedAt: DateTime.Utc

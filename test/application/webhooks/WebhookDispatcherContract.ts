@@ -240,7 +240,7 @@ export const webhookDispatcherContract = (
         assert.isAbove(doomed.length, 11)
         const recorded = yield* recordedWhen(webhook.id, (attempts) => attempts.at(-1)?.outcome === "delivered")
         const lastOfDoomed = recorded.filter((attempt) => attempt.eventId === recorded[0]!.eventId).at(-1)!
-        assert.strictEqual(lastOfDoomed.outcome, "retry")
+        assert.strictEqual(lastOfDoomed.outcome, "given_up")
         assert.include(lastOfDoomed.error ?? "", "given up")
         assert.strictEqual(recorded.at(-1)!.outcome, "delivered")
       })), 120_000)
@@ -308,7 +308,7 @@ export const webhookDispatcherContract = (
           owner: "other-instance",
           until: DateTime.add(later, { hours: 1 }),
           limit: 1000,
-          heads: yield* (yield* EventLog).heads
+          heads: (yield* (yield* EventLog).heads).latest
         })
         assert.include(taken.map((target) => target.webhook.id), webhook.id)
         receiver.holds.delete(webhook.url)
@@ -357,6 +357,40 @@ export const webhookDispatcherContract = (
         receiver.to(webhook.url).forEach((delivery, index) => lastOf.set(JSON.parse(delivery.body).data.name, index))
         const order = names.map((name) => lastOf.get(name)!)
         assert.deepStrictEqual(order, [...order].sort((a, b) => a - b))
+      })), 120_000)
+
+    it.live("events removed by retention before delivery are recorded given up; the next event's tries start again", () =>
+      run(Effect.gen(function*() {
+        const pets = yield* PetRepository
+        const log = yield* EventLog
+        const webhook = yield* subscribe("retention-gap")
+        receiver.answers.set(webhook.url, "retry")
+        yield* Effect.forEach(["lost-1", "lost-2", "lost-3"], (name) => pets.create(pet(name)))
+        yield* until(() => receiver.to(webhook.url).length >= 2, { step: "1 second" })
+        const lost = yield* log.page({ after: 0n, limit: 10, types: ["pet.created"] })
+        // Retention removes them all while the receiver is down.
+        while ((yield* log.sweep({ before: DateTime.makeUnsafe("2100-01-01T00:00:00Z"), limit: 100 })) > 0) continue
+        receiver.answers.delete(webhook.url)
+        yield* pets.create(pet("kept"))
+        yield* until(() => receiver.to(webhook.url).some((delivery) => JSON.parse(delivery.body).data.name === "kept"), {
+          step: "1 second"
+        })
+        const recorded = yield* recordedWhen(webhook.id, (attempts) => attempts.at(-1)?.outcome === "delivered")
+        const tries = recorded.filter((attempt) => attempt.outcome === "retry")
+        assert.isAtLeast(tries.length, 2)
+        assert.isTrue(tries.every((attempt) => attempt.eventId === lost[0]!.id))
+        const gap = recorded.filter((attempt) => attempt.outcome === "given_up")
+        assert.strictEqual(gap.length, 1)
+        assert.strictEqual(gap[0]!.eventId, lost.at(-1)!.id)
+        assert.strictEqual(gap[0]!.attempt, tries.at(-1)!.attempt)
+        assert.include(gap[0]!.error ?? "", "removed by retention")
+        const delivered = recorded.at(-1)!
+        assert.deepStrictEqual([delivered.outcome, delivered.attempt], ["delivered", 1])
+        // No event of the gap was sent after it.
+        assert.deepStrictEqual(
+          receiver.to(webhook.url).filter((delivery) => delivery.answer === "delivered").map((delivery) => JSON.parse(delivery.body).data.name),
+          ["kept"]
+        )
       })), 120_000)
 
     it.live("1,000 subscriptions each get every event; caught-up ones ahead of a new one do not starve it", () =>

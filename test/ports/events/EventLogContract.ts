@@ -150,7 +150,7 @@ export const eventLogContract = (
         const all = yield* readAll(0n, 1000)
         const expected = new Map<EventType, EventId>()
         for (const event of all) expected.set(event.type, event.id)
-        const heads = yield* log.heads
+        const heads = (yield* log.heads).latest
         assert.deepStrictEqual(new Map([...heads].sort(([a], [b]) => a.localeCompare(b))), new Map([...expected].sort(([a], [b]) => a.localeCompare(b))))
         assert.strictEqual(yield* log.latest, all.at(-1)!.id)
         assert.strictEqual(heads.get("pet.created"), all.at(-1)!.id)
@@ -418,6 +418,11 @@ export const eventLogContract = (
         }
         assert.strictEqual(removed, kept.length)
         assert.strictEqual(yield* log.sweptThrough, last.id)
+        // Per type too: the last removed event of each type the sweep met.
+        const sweptHeads = new Map<EventType, EventId>()
+        for (const event of kept) sweptHeads.set(event.type, event.id)
+        const { swept } = yield* log.heads
+        for (const [type, id] of sweptHeads) assert.strictEqual(swept.get(type), id, type)
         assert.deepStrictEqual(yield* readAll(0n), [])
         // New events go on after the swept ones.
         yield* pets.create(pet())

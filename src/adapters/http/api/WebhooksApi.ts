@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { EventId } from "../../../domain/events/EventId.ts"
-import { DeliveryId, DeliveryOutcome } from "../../../domain/webhooks/DeliveryAttempt.ts"
+import { AttemptOutcome, DeliveryId } from "../../../domain/webhooks/DeliveryAttempt.ts"
 import { WebhookId } from "../../../domain/webhooks/WebhookId.ts"
 import { WebhookEventTypes } from "../../../domain/webhooks/WebhookSubscription.ts"
 import {
@@ -59,7 +59,7 @@ export const DeliveryJson = Schema.Struct({
   eventId: jsonInt64(EventId),
   attempt: Schema.Int,
   attemptedAt: Schema.DateTimeUtcFromString,
-  outcome: DeliveryOutcome,
+  outcome: AttemptOutcome,
   httpStatus: Schema.optionalKey(Schema.Int),
   durationMs: Schema.Int,
   error: Schema.optionalKey(Schema.String)
@@ -154,7 +154,9 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
       identifier: "listWebhookDeliveries",
       summary: "List a webhook's delivery attempts",
       description: "The subscription's delivery attempts, oldest first: each event's attempts, their outcome " +
-        "(`delivered`, `gone`, `retry`), the receiver's status and how long they took. When more exist, a " +
+        "(`delivered`, `gone`, `retry`, or `given_up`: the event is left, after 24 hours of retries or because " +
+        "retention removed it before it was delivered, `attempt` then counting the tries made, possibly 0), " +
+        "the receiver's status and how long they took. When more exist, a " +
         "`Link: <...>; rel=\"next\"` header points at the next page (keyset cursor)."
     }))
   )

@@ -9,8 +9,8 @@ export const fromTable = (events: EventTable): EventLog["Service"] =>
   EventLog.of({
     page: Spans.method("EventLog.page", (query) => Effect.sync(() => events.page(query.after, query.limit, query.types))),
     latest: Effect.sync(() => events.lastId === 0n ? 0n : EventId.make(events.lastId)),
-    // A copy: a claim reads it after this step, while appends go on.
-    heads: Effect.sync(() => new Map(events.heads)),
+    // Copies: a claim reads them after this step, while appends and sweeps go on.
+    heads: Effect.sync(() => ({ latest: new Map(events.heads), swept: new Map(events.sweptHeads) })),
     sweptThrough: Effect.sync(() => events.sweptThrough === 0n ? 0n : EventId.make(events.sweptThrough)),
     sweep: Spans.method("EventLog.sweep", (query) => Effect.sync(() => events.sweep(query.before, query.limit))),
     appended: events.appended

@@ -14,6 +14,7 @@ export class EventTable {
   readonly #all = new IdOrdered<LoggedEvent>()
   readonly #listeners = new Set<() => void>()
   readonly #heads = new Map<EventType, EventId>()
+  readonly #sweptHeads = new Map<EventType, EventId>()
   #lastId = 0n
   #sweptThrough = 0n
 
@@ -62,6 +63,11 @@ export class EventTable {
     return this.#heads
   }
 
+  /** The id of the latest event of each type that a sweep removed. */
+  get sweptHeads(): ReadonlyMap<EventType, EventId> {
+    return this.#sweptHeads
+  }
+
   /** The highest id swept so far (0 when none). */
   get sweptThrough(): bigint {
     return this.#sweptThrough
@@ -75,6 +81,7 @@ export class EventTable {
       if (!DateTime.isLessThan(event.occurredAt, before)) break
       this.#all.remove(event.id)
       this.#sweptThrough = event.id
+      this.#sweptHeads.set(event.type, event.id)
       removed++
     }
     return removed

@@ -88,14 +88,15 @@ export const make = (options: Options) =>
       execute: () => sql`SELECT coalesce(max(id), 0)::bigint AS id FROM events WHERE id > 0`
     })
 
-    // One backward probe of (type, id) per type.
+    // One backward probe of (type, id) per type, and what retention removed of each.
     const headRows = SqlSchema.findAll({
       Request: Schema.Void,
-      Result: Schema.Struct({ type: EventTypeSchema, id: EventId }),
+      Result: Schema.Struct({ type: EventTypeSchema, id: Schema.NullOr(EventId), swept: Schema.NullOr(EventId) }),
       execute: () =>
-        sql`SELECT t.type, h.id FROM unnest(${EventTypeSchema.literals}::text[]) AS t(type)
+        sql`SELECT t.type, h.id, (s.through_by_type ->> t.type)::bigint AS swept
+            FROM unnest(${EventTypeSchema.literals}::text[]) AS t(type)
             CROSS JOIN LATERAL (SELECT max(e.id) AS id FROM events e WHERE e.type = t.type AND e.id > 0) AS h
-            WHERE h.id IS NOT NULL`
+            CROSS JOIN events_swept AS s`
     })
 
     const swept = SqlSchema.findOne({
@@ -106,8 +107,8 @@ export const make = (options: Options) =>
 
     // One bounded statement: the oldest `limit` numbered events before the cutoff (a
     // provisional negative id, written by an instance of a release before migration 0015,
-    // is not in the feed yet and would lead the order), and the watermark
-    // raised to the last of them, in one transaction (a CTE's DELETE and UPDATE commit together).
+    // is not in the feed yet and would lead the order), and the watermarks (all, and per
+    // type) raised to the last of them, in one transaction (a CTE's DELETE and UPDATE commit together).
     const sweepBatch = SqlSchema.findOne({
       Request: Schema.Struct({ before: Schema.DateTimeUtcFromDate, limit: Schema.Number }),
       Result: Schema.Struct({ removed: Schema.BigInt }),
@@ -115,9 +116,12 @@ export const make = (options: Options) =>
         sql`WITH gone AS (
               DELETE FROM events WHERE id IN (
                 SELECT id FROM events WHERE occurred_at < ${before} AND id > 0 ORDER BY id LIMIT ${limit}
-              ) RETURNING id
+              ) RETURNING id, type
             ), raised AS (
-              UPDATE events_swept SET through = greatest(through, (SELECT max(id) FROM gone))
+              UPDATE events_swept SET through = greatest(through, (SELECT max(id) FROM gone)),
+                through_by_type = through_by_type || (
+                  SELECT jsonb_object_agg(type, last) FROM (SELECT type, max(id) AS last FROM gone GROUP BY type) AS by_type
+                )
               WHERE EXISTS (SELECT 1 FROM gone) RETURNING through
             )
             SELECT count(*)::bigint AS removed FROM gone`
@@ -138,7 +142,10 @@ export const make = (options: Options) =>
     )
 
     const heads = Effect.andThen(sequencer.run, headRows(undefined)).pipe(
-      Effect.map((rows) => new Map(rows.map((row) => [row.type, row.id] as const))),
+      Effect.map((rows) => ({
+        latest: new Map(rows.flatMap((row) => row.id === null ? [] : [[row.type, row.id] as const])),
+        swept: new Map(rows.flatMap((row) => row.swept === null ? [] : [[row.type, row.swept] as const]))
+      })),
       guard,
       Effect.withSpan("EventLog.heads")
     )

@@ -3,7 +3,7 @@ import { type Migrator, SqlClient, type SqlError, SqlSchema } from "effect/sql"
 import { issueSecret } from "../../../application/webhooks/SecretIssuer.ts"
 import { EventId } from "../../../domain/events/EventId.ts"
 import { EventType } from "../../../domain/events/EventType.ts"
-import { DeliveryAttempt, DeliveryId, DeliveryOutcome } from "../../../domain/webhooks/DeliveryAttempt.ts"
+import { AttemptOutcome, DeliveryAttempt, DeliveryId } from "../../../domain/webhooks/DeliveryAttempt.ts"
 import { WebhookLeaseLost, WebhookNotFound } from "../../../domain/webhooks/WebhookErrors.ts"
 import { WebhookId } from "../../../domain/webhooks/WebhookId.ts"
 import { WebhookSecret } from "../../../domain/webhooks/WebhookSecret.ts"
@@ -42,7 +42,7 @@ const DeliveryRow = Schema.Struct({
   event_id: EventId,
   attempt: Schema.Int,
   attempted_at: Schema.DateTimeUtcFromDate,
-  outcome: DeliveryOutcome,
+  outcome: AttemptOutcome,
   http_status: Schema.NullOr(Schema.Int),
   duration_ms: Schema.Int,
   error: Schema.NullOr(Schema.String)
