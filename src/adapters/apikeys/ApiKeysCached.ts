@@ -78,8 +78,9 @@ export const make = (fixed: ReadonlyArray<Redacted.Redacted<string>>) =>
     const changes = yield* store.changes
     yield* load
 
-    yield* Effect.forkScoped(Stream.runForEach(changes, () => reload))
-    yield* Effect.forkScoped(Effect.repeat(Effect.delay(reload, RELOAD_INTERVAL), Schedule.forever))
+    // Background reloads record no trace: one every 30 s per instance, nearly always of nothing new.
+    yield* Effect.forkScoped(Effect.withTracerEnabled(Stream.runForEach(changes, () => reload), false))
+    yield* Effect.forkScoped(Effect.withTracerEnabled(Effect.repeat(Effect.delay(reload, RELOAD_INTERVAL), Schedule.forever), false))
 
     const flush = Effect.suspend(() => {
       if (used.size === 0) return Effect.void
@@ -89,7 +90,7 @@ export const make = (fixed: ReadonlyArray<Redacted.Redacted<string>>) =>
     }).pipe(Effect.catchTag("StoreUnavailable", (error: StoreUnavailable) =>
       Effect.logWarning(`API key last uses not recorded: ${error.message}`)
     ))
-    yield* Effect.forkScoped(Effect.repeat(Effect.delay(flush, TOUCH_INTERVAL), Schedule.forever))
+    yield* Effect.forkScoped(Effect.withTracerEnabled(Effect.repeat(Effect.delay(flush, TOUCH_INTERVAL), Schedule.forever), false))
     yield* Effect.addFinalizer(() => ReleaseDeadline.bound("the API keys' last-use flush")(flush))
 
     const touchInterval = Duration.toMillis(TOUCH_INTERVAL)

@@ -55,7 +55,8 @@ export const pruneDeliveries = (options: Options) =>
  * keep the other from running.
  */
 export const layer = (options: Options): Layer.Layer<never, never, EventLog | WebhookRepository> =>
-  Layer.effectDiscard(Effect.forkScoped(
+  // Background upkeep records no trace: one a minute per instance, nearly always of nothing.
+  Layer.effectDiscard(Effect.forkScoped(Effect.withTracerEnabled(false)(
     Effect.forever(Effect.andThen(
       Effect.sleep(options.every ?? Duration.minutes(1)),
       Effect.andThen(
@@ -65,4 +66,4 @@ export const layer = (options: Options): Layer.Layer<never, never, EventLog | We
         )
       )
     ))
-  ))
+  )))

@@ -193,7 +193,14 @@ const deliverTo = (
     }
   }).pipe(
     Effect.catchTag("WebhookNotFound", () => Effect.void),
-    Effect.catchTag("WebhookLeaseLost", (error) => Effect.logInfo(`webhook delivery: ${error.message}`))
+    Effect.catchTag("WebhookLeaseLost", (error) => Effect.logInfo(`webhook delivery: ${error.message}`)),
+    // Work, so a trace of its own (each attempt's span links to the change it delivers),
+    // though the loop that claimed it records none.
+    Effect.withSpan("WebhookDispatcher.deliverTo", {
+      attributes: { "webhook.id": String(target.webhook.id) },
+      root: true
+    }, { captureStackTrace: false }),
+    Effect.withTracerEnabled(true)
   )
 
 // Why a `gone` attempt disabled its subscription: the receiver's 410, or a URL refused at delivery.
@@ -280,9 +287,14 @@ export const layer = (options: Options): Layer.Layer<never, never, EventLog | We
     yield* Effect.forkScoped(Stream.runForEach(log.appended, () => Queue.offer(wake, undefined)))
     // The poll is a wake of its own: a change costs the loop no timer, nor a race.
     yield* Effect.forkScoped(Effect.forever(Effect.andThen(Effect.sleep(poll), Queue.offer(wake, undefined))))
-    yield* Effect.forkScoped(Effect.forever(Effect.andThen(claim, Queue.take(wake))))
-    yield* Effect.forkScoped(Effect.forever(Effect.andThen(
-      sampleBacklog.pipe(Effect.catchTag("StoreUnavailable", warn), Effect.provideContext(services)),
-      Effect.sleep(options.sampleEvery ?? Duration.seconds(10))
-    )))
+    // The loops record no trace: a pass that finds nothing to do is not worth one, 260,000
+    // a day per idle instance. A claimed subscription's deliveries are (deliverTo).
+    yield* Effect.forkScoped(Effect.withTracerEnabled(Effect.forever(Effect.andThen(claim, Queue.take(wake))), false))
+    yield* Effect.forkScoped(Effect.withTracerEnabled(
+      Effect.forever(Effect.andThen(
+        sampleBacklog.pipe(Effect.catchTag("StoreUnavailable", warn), Effect.provideContext(services)),
+        Effect.sleep(options.sampleEvery ?? Duration.seconds(10))
+      )),
+      false
+    ))
   }))

@@ -3,7 +3,7 @@
  * WebhookSender that records each delivery and answers as the test says.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Clock, Context, DateTime, Deferred, Duration, Effect, Layer, Schedule } from "effect"
+import { Clock, Context, DateTime, Deferred, Duration, Effect, Layer, Option, Schedule } from "effect"
 import { TestClock } from "effect/testing"
 import * as WebhookSenderHttp from "../../../src/adapters/webhooks/WebhookSenderHttp.ts"
 import * as WebhookDispatcher from "../../../src/application/webhooks/WebhookDispatcher.ts"
@@ -182,6 +182,36 @@ export const webhookDispatcherContract = (
         const recordedBy = spans.find((span) => span.spanId === link?.span.spanId)
         assert.strictEqual(recordedBy?.traceId, request.traceId)
         assert.notStrictEqual(recordedBy, request)
+      })).pipe(Effect.withTracer(tracer))
+    }, 120_000)
+
+    it.live("an idle instance records no trace; a subscription's deliveries are a trace of their own", () => {
+      const { spans, tracer } = recordingTracer()
+      return run(Effect.gen(function*() {
+        const pets = yield* PetRepository
+        const webhook = yield* subscribe("quiet")
+        yield* pets.create(pet("first"))
+        yield* until(() => receiver.to(webhook.url).length >= 1)
+        yield* TestClock.withLive(Effect.sleep("300 millis"))
+        // 40 polls (20 s) with nothing to do: nothing traced, by the dispatcher or the store.
+        const before = spans.length
+        for (let i = 0; i < 40; i++) {
+          yield* TestClock.adjust("500 millis")
+          yield* TestClock.withLive(Effect.sleep("10 millis"))
+        }
+        yield* TestClock.withLive(Effect.sleep("1100 millis"))
+        assert.deepStrictEqual(spans.slice(before).map((span) => span.name), [])
+        // Work: one root per claimed subscription, its attempts inside it.
+        yield* pets.create(pet("second")).pipe(Effect.withSpan("request"))
+        const request = spans.find((span) => span.name === "request")!
+        yield* until(() => receiver.to(webhook.url).length >= 2)
+        yield* TestClock.withLive(Effect.sleep("100 millis"))
+        const roots = spans.filter((span) => span.name === "WebhookDispatcher.deliverTo")
+        assert.strictEqual(roots.length, 2)
+        assert.isTrue(roots.every((root) => Option.isNone(root.parent)))
+        const last = spans.filter((span) => span.name === "WebhookDispatcher.deliver").at(-1)!
+        assert.strictEqual(last.traceId, roots[1]!.traceId)
+        assert.strictEqual(last.links[0]?.span.traceId, request.traceId)
       })).pipe(Effect.withTracer(tracer))
     }, 120_000)
 

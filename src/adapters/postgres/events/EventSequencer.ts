@@ -88,12 +88,14 @@ export class EventSequencer extends Context.Service<EventSequencer, {
         })
         // The backstop is a wake of its own: a commit costs the loop no timer, nor a race.
         yield* Effect.forkScoped(Effect.forever(Effect.andThen(Effect.sleep(BACKSTOP), Queue.offer(wakes, undefined))))
+        // The background runs record no trace (one a second per instance, mostly numbering
+        // nothing); a reader's run is traced within the read that asks for it.
         yield* Effect.forkScoped(Effect.forever(Queue.take(wakes).pipe(
           Effect.andThen(run),
           Effect.andThen(vacuum),
           Effect.catch((error) => Effect.logWarning(`event sequencer: ${error.message}`)),
           Effect.andThen(Effect.sleep(GATHER))
-        )))
+        )).pipe(Effect.withTracerEnabled(false)))
         return EventSequencer.of({ run, wake: Effect.asVoid(Queue.offer(wakes, undefined)) })
       })
     ).pipe(Layer.provide(Migrations.layer))

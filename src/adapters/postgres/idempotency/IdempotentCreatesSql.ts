@@ -121,6 +121,8 @@ export const make = (options: Options): Effect.Effect<
     yield* sweep.pipe(
       Effect.catch((error) => Effect.logWarning("idempotency key sweep failed", error)),
       Effect.repeat(Schedule.spaced(Duration.fromInputUnsafe(options.sweepEvery ?? Duration.hours(1)))),
+      // Background upkeep: no trace.
+      Effect.withTracerEnabled(false),
       Effect.forkScoped
     )
 

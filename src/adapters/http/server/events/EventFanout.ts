@@ -145,14 +145,18 @@ export const layer = (options: Options): Layer.Layer<EventFanout, never, EventLo
       // the log, as after dropped batches.
       let subscribers = 0
       const wakeIfFollowed = Effect.suspend(() => subscribers === 0 ? Effect.void : Queue.offer(wake, undefined))
-      yield* Effect.forkScoped(Effect.forever(Effect.andThen(
-        Effect.suspend(() =>
-          subscribers === 0
-            ? Effect.sync(() => position = undefined)
-            : Effect.flatMap(drain, (published) => published ? Effect.sleep(coalesce) : Effect.void)
-        ),
-        Queue.take(wake)
-      )))
+      // It records no trace: a poll every 250 ms while a stream is open, mostly of nothing.
+      yield* Effect.forkScoped(Effect.withTracerEnabled(
+        Effect.forever(Effect.andThen(
+          Effect.suspend(() =>
+            subscribers === 0
+              ? Effect.sync(() => position = undefined)
+              : Effect.flatMap(drain, (published) => published ? Effect.sleep(coalesce) : Effect.void)
+          ),
+          Queue.take(wake)
+        )),
+        false
+      ))
       // Started by the first subscriber and stopped by the last, synchronously, so a
       // subscriber that comes while the last one's listener is stopping starts its own.
       const listen = yield* FiberHandle.makeRuntime<never, never, void>()
