@@ -1,6 +1,6 @@
 /**
  * `npm run dev`: the service from src/ under `node --watch`, restarted when a module it
- * loaded changes. Run in a temporary copy of the repository (src/, package.json, .npmrc,
+ * loaded changes. Run in a temporary copy of the repository (src/, package.json,
  * node_modules linked), so the edit that triggers the restart touches no tracked file.
  */
 import * as Fs from "node:fs"
@@ -16,7 +16,7 @@ afterEach(stopAllGroups)
 const copyOfRepository = (): string => {
   const dir = tempDir("animal-store-dev-")
   Fs.cpSync(Path.join(repoRoot, "src"), Path.join(dir, "src"), { recursive: true })
-  for (const file of ["package.json", ".npmrc"]) Fs.copyFileSync(Path.join(repoRoot, file), Path.join(dir, file))
+  for (const file of ["package.json"]) Fs.copyFileSync(Path.join(repoRoot, file), Path.join(dir, file))
   Fs.symlinkSync(Path.join(repoRoot, "node_modules"), Path.join(dir, "node_modules"))
   return dir
 }

@@ -1,7 +1,8 @@
 /**
- * `npm start`, the main command: its stdout is the service's log and nothing else (npm's
- * banners and the bundler's path go to stderr), every line a JSON object in pino's shape,
- * which pino-pretty, the ecosystem's reader, shows as messages.
+ * `npm start --silent`, the main command as a log shipper runs it: its stdout is the
+ * service's log and nothing else (npm prints no banner, the bundler's path goes to
+ * stderr), every line a JSON object in pino's shape, which pino-pretty, the ecosystem's
+ * reader, shows as messages. npm itself is left in its ordinary (text) mode.
  */
 import { spawnSync } from "node:child_process"
 import * as Path from "node:path"
@@ -14,9 +15,15 @@ afterEach(stopAllGroups)
 const binPath = `${Path.join(repoRoot, "node_modules/.bin")}${Path.delimiter}${process.env["PATH"] ?? ""}`
 
 describe("npm start", () => {
-  it("writes only JSON log lines to stdout, which pino-pretty reads", async () => {
+  it("leaves npm's own output as npm writes it: text, not JSON", () => {
+    const json = spawnSync("npm", ["config", "get", "json"], { cwd: repoRoot, encoding: "utf8", env: { ...process.env, PATH: binPath } })
+    expect(json.status, json.stderr).toBe(0)
+    expect(json.stdout.trim()).toBe("false")
+  })
+
+  it("with --silent writes only JSON log lines to stdout, which pino-pretty reads", async () => {
     const port = await freePort()
-    const start = new ProcessGroup("npm", ["start"], {
+    const start = new ProcessGroup("npm", ["start", "--silent"], {
       cwd: repoRoot,
       env: { ...process.env, PATH: binPath, STORE: "memory", PORT: String(port), API_KEYS: "npm-start-key", RATE_LIMIT: "off" }
     })
@@ -34,8 +41,8 @@ describe("npm start", () => {
     }
     const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>)
     expect(parsed.map((line) => line["msg"])).toEqual(expect.arrayContaining(["starting", "ready", "request completed", "stopped"]))
-    // npm's banner went to stderr.
-    expect(start.stderr).toContain("> animal-store@")
+    // npm printed no banner, on either stream.
+    expect(start.output).not.toContain("> animal-store@")
 
     const pretty = spawnSync(Path.join(repoRoot, "node_modules/.bin/pino-pretty"), ["--colorize=false"], {
       input: start.stdout,

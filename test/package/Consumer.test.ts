@@ -27,7 +27,7 @@ const run = (command: string, args: ReadonlyArray<string>, cwd: string): string 
   }
 }
 
-/** The package packed into `project` (this repository's .npmrc asks npm for JSON: not here); its file name. */
+/** The package packed into `project`; its file name. */
 const packInto = (project: string): string =>
   run("npm", ["pack", "--silent", "--json=false", "--pack-destination", project], repo).trim().split("\n").pop()!
 
