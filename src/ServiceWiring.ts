@@ -10,6 +10,7 @@ import { randomBytes } from "node:crypto"
 import { hostname } from "node:os"
 import * as EventRetention from "./application/events/EventRetention.ts"
 import * as ApiKeyAdminLocal from "./application/keys/ApiKeyAdminLocal.ts"
+import * as WebhookAdminLocal from "./application/webhooks/WebhookAdminLocal.ts"
 import * as WebhookDispatcher from "./application/webhooks/WebhookDispatcher.ts"
 import * as ApiKeysCached from "./adapters/apikeys/ApiKeysCached.ts"
 import * as StoreMetrics from "./adapters/observability/StoreMetrics.ts"
@@ -57,9 +58,10 @@ const apiKeys = (store: StoreConfig, service: ServiceConfig) =>
     return ApiKeysCached.layer([])
   }))
 
-// The embedded store is one process per data directory, so key management while the
-// service runs goes through it: admin routes on a loopback-only port, found through a
-// file in DATA_DIR that holds a fresh token.
+// The embedded store is one process per data directory, so key and webhook management
+// while the service runs goes through it: admin routes on a loopback-only port, found
+// through a file in DATA_DIR that holds a fresh token. A URL is judged by the service's
+// rules, as its deliveries will be.
 const adminServer = (store: StoreConfig, service: ServiceConfig) =>
   store.store !== "embedded" ? Layer.empty : Layer.unwrap(Effect.promise(async () => {
     const [AdminRoutes, AdminFile, NodeHttpServer, Http] = await Promise.all([
@@ -70,7 +72,10 @@ const adminServer = (store: StoreConfig, service: ServiceConfig) =>
     ])
     const token = Redacted.make(randomBytes(32).toString("base64url"))
     return Layer.mergeAll(AdminRoutes.layer(token), AdminFile.layer(store.dataDir, token)).pipe(
-      Layer.provide(ApiKeyAdminLocal.layer),
+      Layer.provide([
+        ApiKeyAdminLocal.layer,
+        WebhookAdminLocal.layer.pipe(Layer.provide(WebhookSenderHttp.layer({ allowPrivate: service.webhookAllowPrivate })))
+      ]),
       Layer.provide(NodeHttpServer.layer(Http.createServer, { port: service.adminPort, host: "127.0.0.1" }))
     )
   }))

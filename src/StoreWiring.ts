@@ -1,7 +1,8 @@
 /**
  * The store wiring of both composition roots: turns a StoreConfig into the layers of the
  * ports over one store, for the service (main.ts: every port) and for the keys command
- * (keysMain.ts: key administration) and the webhooks command (webhooksMain.ts). Only those import it.
+ * (keysMain.ts: key administration) and the webhooks command (webhooksMain.ts: webhook
+ * administration). Only those import it.
  *
  * Each store's modules are loaded only when it is picked: the memory store never loads
  * the PostgreSQL driver, and neither loads PGlite. Pets, orders, API keys and the answers
@@ -11,9 +12,11 @@
 import { Deferred, Duration, Effect, Layer, Option } from "effect"
 import * as Path from "node:path"
 import * as ApiKeyAdminLocal from "./application/keys/ApiKeyAdminLocal.ts"
+import * as WebhookAdminLocal from "./application/webhooks/WebhookAdminLocal.ts"
 import * as AdminFile from "./adapters/http/admin/AdminFile.ts"
 import type * as EmbeddedOpening from "./adapters/embedded/EmbeddedOpening.ts"
 import * as ReleaseDeadline from "./adapters/process/ReleaseDeadline.ts"
+import type { WebhookSender } from "./ports/webhooks/WebhookSender.ts"
 import type { StoreConfig } from "./StoreConfig.ts"
 
 /** How the service and the keys command differ in what they ask of the store. */
@@ -142,7 +145,9 @@ const postgres = (config: StoreConfig, options: Options) =>
     const schemaWatch = Layer.effectDiscard(Effect.forkScoped(
       Migrations.watch({ every: SCHEMA_CHECK_EVERY, timeout: config.databaseStatementTimeout }).pipe(
         Effect.catch((lost) =>
-          Deferred.fail(schemaLost, new Error(`${lost.message}; stopping, so that a restart migrates it`)))
+          Deferred.fail(schemaLost, new Error(`${lost.message}; stopping, so that a restart migrates it`))),
+        // A periodic look that nearly always finds nothing: no trace.
+        Effect.withTracerEnabled(false)
       )
     )).pipe(Layer.provide(Migrations.layer))
     return Layer.provideMerge(schemaWatch, client)
@@ -173,16 +178,25 @@ export const keyAdmin = (config: StoreConfig, options: Options) =>
   }))
 
 /**
- * Webhook administration (the webhooks command), on the store itself: the memory store's
- * subscriptions live and die with its service, so there is nothing to manage.
+ * Webhook administration (the webhooks command), as key administration: on the embedded
+ * store while a service has the directory open, through its admin port (the service
+ * judges the URL by its own rules and delivers from its next event); otherwise on the
+ * store itself, judging URLs with `urlRules`. The memory store's subscriptions live and
+ * die with its service, so there is nothing to manage.
  */
-export const webhooks = (config: StoreConfig, options: Options) =>
+export const webhookAdmin = <E>(config: StoreConfig, options: Options, urlRules: Layer.Layer<WebhookSender, E>) =>
   Layer.unwrap(Effect.gen(function*() {
-    const { webhooks } = yield* layers(config, options)
-    if (webhooks === undefined) {
+    if (config.store === "memory") {
       return yield* Effect.fail(new Error("STORE=memory keeps its webhooks inside the service process; there is nothing to manage"))
     }
-    return webhooks
+    const running = config.store === "embedded" ? yield* AdminFile.read(config.dataDir) : Option.none()
+    if (Option.isSome(running)) {
+      const WebhookAdminHttp = yield* Effect.promise(() => import("./adapters/http/admin/WebhookAdminHttp.ts"))
+      return WebhookAdminHttp.layer(running.value)
+    }
+    const { webhooks } = yield* layers(config, options)
+    if (webhooks === undefined) return yield* Effect.die(new Error("only the memory store has no webhooks layer"))
+    return Layer.provide(WebhookAdminLocal.layer, Layer.merge(webhooks, urlRules))
   }))
 
 /**

@@ -5,15 +5,17 @@
  * StoreWiring), then the command (src/adapters/cli/WebhooksCommand.ts).
  *
  * - postgres: the database directly; running services read the subscriptions from it.
- * - embedded: the data directory directly, holding its lock meanwhile, so only while no
- *   service has it open; one that holds no database is refused, never initialised.
+ * - embedded, service running: its admin port (the data directory is one process's); the
+ *   service judges the URL by its own rules.
+ * - embedded, no service: the data directory directly, holding its lock meanwhile; one
+ *   that holds no database is refused, never initialised.
  * - memory: nothing to manage; the subscriptions live and die with the service process.
  */
 import "./EnvFile.ts"
 // Deep imports: the package index loads every platform module (redis, undici …).
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { Effect, Exit, Layer } from "effect"
+import { Effect, Exit } from "effect"
 import { CliError, Command } from "effect/cli"
 import * as UsagePresenter from "./adapters/cli/UsagePresenter.ts"
 import * as WebhooksCommand from "./adapters/cli/WebhooksCommand.ts"
@@ -30,11 +32,12 @@ const main = Effect.gen(function*() {
   const allowPrivate = yield* WebhookAllowPrivate
   // A short-lived command: two connections are plenty. It manages a store the service
   // made: a mistyped DATA_DIR must not become a new one.
-  const store = Layer.merge(
-    StoreWiring.webhooks(config, { poolSize: 2, listen: false, existingOnly: true }),
+  const admin = StoreWiring.webhookAdmin(
+    config,
+    { poolSize: 2, listen: false, existingOnly: true },
     WebhookSenderHttp.layer({ allowPrivate })
   )
-  yield* Command.run(WebhooksCommand.make(store), { version: PackageVersion.version })
+  yield* Command.run(WebhooksCommand.make(admin), { version: PackageVersion.version })
 }).pipe(
   // Usage errors are already printed, one line each, by the presenter.
   Effect.tapCause(FailureReport.report("animal-store-webhooks", CliError.isCliError)),

@@ -72,6 +72,49 @@ describe("embedded and memory stores", () => {
     expect(listed.stdout).toMatch(/\n1\s+http:\/\/127\.0\.0\.1:9\/hook\s+pet\.deleted\s/)
   })
 
+  it("manages the subscriptions of a running embedded service through its admin port, judged by the service's rules", async () => {
+    const env = { STORE: "embedded", DATA_DIR: await initializedDataDir() }
+    // The service allows private URLs, the command's own environment does not: the service judges.
+    const service = await startService({ env: { ...env, API_KEYS: "env-key-1", WEBHOOK_ALLOW_PRIVATE: "true" } })
+    const seen = async () => (await service.request("GET", "/v1/webhooks", { apiKey: "env-key-1" })).json
+
+    const added = await webhooksCli(["add", "--url", "http://127.0.0.1:9/hook", "--types", "pet.created,order.placed"], env)
+    expect(added.code, added.stderr).toBe(0)
+    const secret = added.stdout.trim()
+    expect(secret).toMatch(SECRET)
+    expect(added.stderr).toContain("Subscribed webhook 1 http://127.0.0.1:9/hook (pet.created,order.placed)")
+    expect(await seen()).toMatchObject([{ id: 1, url: "http://127.0.0.1:9/hook", types: ["pet.created", "order.placed"] }])
+    const badTypes = await webhooksCli(["add", "--url", "http://127.0.0.1:9/", "--types", "pet.eaten"], env)
+    expect(badTypes.code).toBe(1)
+
+    const listed = await webhooksCli(["list"], env)
+    expect(listed.code, listed.stderr).toBe(0)
+    expect(listed.stdout).toMatch(/\n1\s+http:\/\/127\.0\.0\.1:9\/hook\s+pet\.created,order\.placed\s+\S+Z\s+active\n$/)
+    expect(listed.stdout).not.toContain("whsec_")
+
+    const rotated = await webhooksCli(["rotate", "1"], env)
+    expect(rotated.code, rotated.stderr).toBe(0)
+    expect(rotated.stdout.trim()).toMatch(SECRET)
+    expect(rotated.stdout.trim()).not.toBe(secret)
+    expect(rotated.stderr).toMatch(/The old one still signs until \S+Z\./)
+
+    const removed = await webhooksCli(["remove", "1"], env)
+    expect(removed.code, removed.stderr).toBe(0)
+    expect(removed.stdout).toContain("Removed webhook 1 http://127.0.0.1:9/hook")
+    expect(await seen()).toEqual([])
+    const again = await webhooksCli(["remove", "1"], env)
+    expect(again.code).toBe(1)
+    expect(again.stderr).toContain("webhook 1 not found")
+    expect((service.stdout + service.stderr).match(/whsec_/)).toBeNull()
+
+    // Stopped, the service's directory is the command's again, with the command's own rules.
+    expect((await service.stop()).code).toBe(0)
+    const refused = await webhooksCli(["add", "--url", "http://127.0.0.1:9/hook", "--types", "pet.created"], env)
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain("url: must")
+    expect((await webhooksCli(["list"], env)).stdout.trim()).toBe("ID  URL  TYPES  CREATED  STATE")
+  })
+
   it("has nothing to manage on the memory store", async () => {
     const result = await webhooksCli(["list"], { STORE: "memory" })
     expect(result.code).toBe(1)

@@ -1,18 +1,15 @@
 /**
  * The `animal-store-webhooks` command: add, list, remove webhook subscriptions and rotate
- * their secrets, on the store `webhooksMain.ts` picks. A secret is printed once, by `add`
- * and `rotate`, alone on stdout (so `SECRET=$(animal-store-webhooks add …)` works);
- * everything about it goes to stderr.
+ * their secrets through the WebhookAdmin port, on whichever store `webhooksMain.ts` picks.
+ * A secret is printed once, by `add` and `rotate`, alone on stdout (so
+ * `SECRET=$(animal-store-webhooks add …)` works); everything about it goes to stderr.
  */
 import { Console, DateTime, Effect, type Layer, Schema, SchemaTransformation } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { EventType } from "../../domain/events/EventType.ts"
 import { WebhookId } from "../../domain/webhooks/WebhookId.ts"
-import { SECRET_ROTATION_OVERLAP } from "../../domain/webhooks/WebhookSecret.ts"
 import { WebhookEventTypes, type WebhookSubscription } from "../../domain/webhooks/WebhookSubscription.ts"
-import { EventLog } from "../../ports/events/EventLog.ts"
-import { WebhookRepository } from "../../ports/webhooks/WebhookRepository.ts"
-import { WebhookSender } from "../../ports/webhooks/WebhookSender.ts"
+import { WebhookAdmin } from "../../ports/webhooks/WebhookAdmin.ts"
 import { printTable } from "./TablePresenter.ts"
 
 // `pet.created,order.placed`: the event types, comma-separated.
@@ -49,14 +46,7 @@ const add = Command.make(
     )
   },
   Effect.fn(function*({ types, url }) {
-    const checked = yield* (yield* WebhookSender).check(url)
-    const after = yield* (yield* EventLog).latest
-    const { secret, webhook } = yield* (yield* WebhookRepository).create({
-      url: checked,
-      types,
-      createdAt: yield* DateTime.now,
-      after
-    })
+    const { secret, webhook } = yield* (yield* WebhookAdmin).add({ url, types })
     yield* Console.log(secret)
     yield* Console.error(`Subscribed webhook ${describe(webhook)}. Its secret is shown only now: store it safely.`)
   })
@@ -74,7 +64,7 @@ const list = Command.make(
   "list",
   {},
   Effect.fn(function*() {
-    const webhooks = yield* (yield* WebhookRepository).list
+    const webhooks = yield* (yield* WebhookAdmin).list
     const rows = webhooks.map((webhook) => [
       String(webhook.id),
       webhook.url,
@@ -90,9 +80,7 @@ const remove = Command.make(
   "remove",
   { id: idArgument },
   Effect.fn(function*({ id }) {
-    const webhooks = yield* WebhookRepository
-    const webhook = yield* webhooks.get(id)
-    yield* webhooks.delete(webhook.id)
+    const webhook = yield* (yield* WebhookAdmin).remove(id)
     yield* Console.log(`Removed webhook ${describe(webhook)}`)
   })
 ).pipe(Command.withDescription("Remove a subscription and its delivery attempts"))
@@ -101,29 +89,28 @@ const rotate = Command.make(
   "rotate",
   { id: idArgument },
   Effect.fn(function*({ id }) {
-    const now = yield* DateTime.now
-    const { secret, webhook } = yield* (yield* WebhookRepository).rotateSecret(id, now, SECRET_ROTATION_OVERLAP)
+    const { previousSignsUntil, secret, webhook } = yield* (yield* WebhookAdmin).rotate(id)
     yield* Console.log(secret)
     yield* Console.error(
       `New secret for webhook ${describe(webhook)}, shown only now. ` +
-        `The old one still signs until ${DateTime.formatIso(DateTime.addDuration(now, SECRET_ROTATION_OVERLAP))}.`
+        `The old one still signs until ${DateTime.formatIso(previousSignsUntil)}.`
     )
   })
 ).pipe(Command.withDescription("Make a new signing secret; the old one still signs for 24 hours"))
 
 /**
- * The command and its subcommands, on the subscriptions `store` reaches. The layer is
+ * The command and its subcommands, on the subscriptions `admin` reaches. The layer is
  * built only when a subcommand runs, so `--help` needs no store.
  */
-export const make = <E>(store: Layer.Layer<WebhookRepository | EventLog | WebhookSender, E>) =>
+export const make = <E>(admin: Layer.Layer<WebhookAdmin, E>) =>
   Command.make("animal-store-webhooks").pipe(
     Command.withDescription(
       "Manage Animal Store webhook subscriptions on the configured store (STORE, DATABASE_URL, DATA_DIR, as for the service)"
     ),
     Command.withSubcommands([
-      add.pipe(Command.provide(store)),
-      list.pipe(Command.provide(store)),
-      remove.pipe(Command.provide(store)),
-      rotate.pipe(Command.provide(store))
+      add.pipe(Command.provide(admin)),
+      list.pipe(Command.provide(admin)),
+      remove.pipe(Command.provide(admin)),
+      rotate.pipe(Command.provide(admin))
     ])
   )

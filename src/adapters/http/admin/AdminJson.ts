@@ -1,15 +1,26 @@
 /**
- * The admin route's JSON, shared by the route and its client (ApiKeyAdminHttp): key
- * records with times as RFC 3339 strings, and refusals by the domain error's tag.
+ * The admin routes' JSON, shared by the routes and their clients (ApiKeyAdminHttp,
+ * WebhookAdminHttp): key records and subscriptions with times as RFC 3339 strings and
+ * ids as decimal strings, and refusals by the domain error's tag.
  */
 import { Schema } from "effect"
 import { ApiKey, KeyDigest } from "../../../domain/keys/ApiKey.ts"
 import { KeyId } from "../../../domain/keys/KeyId.ts"
 import { KeyName } from "../../../domain/keys/KeyName.ts"
 import { KeyScope } from "../../../domain/keys/KeyScope.ts"
+import { WebhookId } from "../../../domain/webhooks/WebhookId.ts"
+import { WebhookSecret } from "../../../domain/webhooks/WebhookSecret.ts"
+import { WebhookEventTypes, WebhookSubscription } from "../../../domain/webhooks/WebhookSubscription.ts"
 
 /** Paths of the admin routes. */
-export const ADMIN_PATHS = { keys: "/admin/keys", revoke: "/admin/keys/revoke", rotate: "/admin/keys/rotate" } as const
+export const ADMIN_PATHS = {
+  keys: "/admin/keys",
+  revoke: "/admin/keys/revoke",
+  rotate: "/admin/keys/rotate",
+  webhooks: "/admin/webhooks",
+  webhookRemove: "/admin/webhooks/remove",
+  webhookRotate: "/admin/webhooks/rotate"
+} as const
 
 const Time = Schema.NullOr(Schema.DateTimeUtcFromString)
 
@@ -64,9 +75,34 @@ export const IssuedJson = Schema.Struct({ key: Schema.String, record: ApiKeyJson
 /** The rotation's new key and the keys it replaces. */
 export const RotatedJson = Schema.Struct({ issued: IssuedJson, previous: Schema.Array(ApiKeyJson) })
 
-/** A refusal: the domain error's tag and message, what it names, and when that was revoked (KeyNotFound). */
+/** A subscription on the admin wire. */
+export const WebhookJson = Schema.toCodecJson(WebhookSubscription)
+
+/** `GET /admin/webhooks`: every subscription. */
+export const WebhooksJson = Schema.Struct({ webhooks: Schema.Array(WebhookJson) })
+
+/** `POST /admin/webhooks`: the URL as given (the service judges it) and the event types. */
+export const AddWebhookJson = Schema.Struct({ url: Schema.String, types: WebhookEventTypes })
+
+/** `POST /admin/webhooks/remove`, `POST /admin/webhooks/rotate`: which subscription. */
+export const WebhookRefJson = Schema.Struct({ id: Schema.toCodecJson(WebhookId) })
+
+/** A subscription and its new secret, shown once; after a rotation, until when the old one signs. */
+export const IssuedWebhookJson = Schema.Struct({
+  webhook: WebhookJson,
+  secret: WebhookSecret,
+  previousSignsUntil: Schema.optionalKey(Schema.DateTimeUtcFromString)
+})
+
+/** `POST /admin/webhooks/remove`: the subscription removed. */
+export const RemovedWebhookJson = Schema.Struct({ webhook: WebhookJson })
+
+/**
+ * A refusal: the domain error's tag and message, what it names (KeyNotFound's reference,
+ * KeyNameInUse's name, WebhookNotFound's id), and when that was revoked (KeyNotFound).
+ */
 export const RefusalJson = Schema.Struct({
-  error: Schema.Literals(["KeyNotFound", "KeyNameInUse", "StoreUnavailable", "Unauthorized", "InvalidInput"]),
+  error: Schema.Literals(["KeyNotFound", "KeyNameInUse", "WebhookNotFound", "StoreUnavailable", "Unauthorized", "InvalidInput"]),
   message: Schema.String,
   subject: Schema.String,
   revokedAt: Schema.optional(Schema.DateTimeUtcFromString)

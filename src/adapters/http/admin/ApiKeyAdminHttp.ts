@@ -3,10 +3,9 @@ import { StoreUnavailable } from "../../../domain/Errors.ts"
 import { KeyNameInUse, KeyNotFound } from "../../../domain/keys/KeyErrors.ts"
 import type { KeyName } from "../../../domain/keys/KeyName.ts"
 import { ApiKeyAdmin, type KeyRequest } from "../../../ports/keys/ApiKeyAdmin.ts"
+import { AdminCall } from "./AdminCall.ts"
 import type { AdminAddress } from "./AdminFile.ts"
-import { ADMIN_PATHS, CreateJson, fromJson, IssuedJson, KeysJson, RefusalJson, RevokeJson, RotatedJson, RotateJson } from "./AdminJson.ts"
-
-const decodeRefusal = Schema.decodeUnknownOption(RefusalJson)
+import { ADMIN_PATHS, CreateJson, fromJson, IssuedJson, KeysJson, RevokeJson, RotatedJson, RotateJson } from "./AdminJson.ts"
 
 /**
  * ApiKeyAdmin through a running service's admin routes (AdminRoutes), for the command
@@ -16,26 +15,9 @@ const decodeRefusal = Schema.decodeUnknownOption(RefusalJson)
 export const make = (address: AdminAddress) => {
   const call = <A>(method: "GET" | "POST", path: string, response: Schema.Decoder<A>, body?: unknown) =>
     Effect.gen(function*() {
-      const answer = yield* Effect.tryPromise({
-        try: async (signal) => {
-          const reply = await fetch(`http://127.0.0.1:${address.port}${path}`, {
-            method,
-            headers: {
-              authorization: `Bearer ${address.token}`,
-              ...(body === undefined ? {} : { "content-type": "application/json" })
-            },
-            ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-            signal: AbortSignal.any([signal, AbortSignal.timeout(15_000)])
-          })
-          return { status: reply.status, json: await reply.json() as unknown }
-        },
-        catch: (cause) =>
-          new StoreUnavailable({ message: `the service's admin port ${address.port} did not answer: ${String(cause)}` })
-      })
-      if (answer.status < 300) return yield* Effect.orDie(Schema.decodeUnknownEffect(response)(answer.json))
-      const refusal = decodeRefusal(answer.json)
-      if (refusal._tag === "None") return yield* Effect.die(new Error(`admin port answered ${answer.status}`))
-      const { error, message, revokedAt, subject } = refusal.value
+      const answer = yield* AdminCall.send(address, method, path, response, body)
+      if (answer._tag === "Answered") return answer.value
+      const { error, message, revokedAt, subject } = answer.refusal
       switch (error) {
         case "KeyNotFound":
           return yield* new KeyNotFound({ ref: subject, revokedAt })
