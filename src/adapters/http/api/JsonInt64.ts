@@ -41,6 +41,30 @@ export const jsonInt64 = <S extends Schema.Codec<bigint, bigint>>(domain: S) =>
     )
   )
 
+// The same wire value, documented as a plain JSON integer: what a number field is.
+const WireInt = Schema.declare(isWireInt64, {
+  expected: "an integer",
+  toCodecJson: () => undefined,
+  toCodecStringTree: () => undefined
+}).check(Schema.makeFilter(() => true, { toJsonSchema: () => ({ type: "integer" }) }))
+
+/**
+ * Wraps a number domain schema (a count, a status code, a version) for a lossless JSON
+ * body, whose reader makes every integer a bigint: a bare JSON integer, decoded to a
+ * number (the domain schema then refuses one past 2^53 as it refuses any unsafe integer),
+ * encoded with `JSON.rawJSON`.
+ */
+export const jsonInt = <S extends Schema.Codec<number, number>>(domain: S) =>
+  WireInt.pipe(
+    Schema.decodeTo(
+      domain,
+      SchemaTransformation.transform({
+        decode: (wire: bigint | RawJson): number => Number(typeof wire === "bigint" ? wire : wire.rawJSON),
+        encode: (value: number): bigint | RawJson => JSON.rawJSON(String(value))
+      })
+    )
+  )
+
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true })
 const utf8 = new TextEncoder()
 

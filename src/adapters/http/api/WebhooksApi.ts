@@ -18,7 +18,7 @@ import {
 import { Authorization } from "./Authorization.ts"
 import { IDEMPOTENCY_DESCRIPTION, IdempotencyKeyHeaders } from "./IdempotencyKeyHeader.ts"
 import { JsonContentType } from "./JsonContentType.ts"
-import { jsonInt64, LosslessJsonBody } from "./JsonInt64.ts"
+import { jsonInt, jsonInt64, LosslessJsonBody } from "./JsonInt64.ts"
 import { DeliveryCursorParam, LimitParam, WebhookIdParam } from "./PathAndQuery.ts"
 import { MAX_BODY_VALUES } from "./PetsApi.ts"
 import { RequestValidation } from "./RequestValidation.ts"
@@ -57,11 +57,11 @@ export const NewWebhookJson = Schema.Struct({
 export const DeliveryJson = Schema.Struct({
   id: jsonInt64(DeliveryId),
   eventId: jsonInt64(EventId),
-  attempt: Schema.Int,
+  attempt: jsonInt(Schema.Int),
   attemptedAt: Schema.DateTimeUtcFromString,
   outcome: AttemptOutcome,
-  httpStatus: Schema.optionalKey(Schema.Int),
-  durationMs: Schema.Int,
+  httpStatus: Schema.optionalKey(jsonInt(Schema.Int)),
+  durationMs: jsonInt(Schema.Int),
   error: Schema.optionalKey(Schema.String)
 }).annotate({ identifier: "WebhookDelivery" })
 

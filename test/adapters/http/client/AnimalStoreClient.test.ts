@@ -1,6 +1,6 @@
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { assert, layer } from "@effect/vitest"
-import { Effect, Layer, Redacted } from "effect"
+import { DateTime, Effect, Layer, Redacted } from "effect"
 import { FetchHttpClient, HttpRouter, HttpServer } from "effect/http"
 import { createServer } from "node:http"
 import { inspect } from "node:util"
@@ -8,21 +8,24 @@ import * as ApiKeysStatic from "../../../../src/adapters/apikeys/ApiKeysStatic.t
 import { AnimalStoreClient } from "../../../../src/adapters/http/client/AnimalStoreClient.ts"
 import * as HttpApp from "../../../../src/adapters/http/server/HttpApp.ts"
 import * as StoreMemory from "../../../../src/adapters/memory/StoreMemory.ts"
+import { EventId } from "../../../../src/domain/events/EventId.ts"
 import { CategoryId } from "../../../../src/domain/pets/CategoryId.ts"
 import { PetId } from "../../../../src/domain/pets/PetId.ts"
 import { IdempotencyKey } from "../../../../src/domain/idempotency/IdempotencyKey.ts"
 import { OrderId } from "../../../../src/domain/orders/OrderId.ts"
 import { PetName } from "../../../../src/domain/pets/PetName.ts"
 import { WebhookId } from "../../../../src/domain/webhooks/WebhookId.ts"
+import { WebhookRepository } from "../../../../src/ports/webhooks/WebhookRepository.ts"
 
 const KEY = "client-test-key"
 
-// The real service on an ephemeral port.
+// The real service on an ephemeral port; its store stays in reach of the tests.
 const Server = HttpRouter.serve(
   HttpApp.layer({ production: "http://localhost/v1", staging: "http://localhost/v1" }, { webhookAllowPrivate: true }),
   { disableLogger: true, disableListenLog: true }
 ).pipe(
-  Layer.provide([StoreMemory.layer, ApiKeysStatic.layer([Redacted.make(KEY)])]),
+  Layer.provide(ApiKeysStatic.layer([Redacted.make(KEY)])),
+  Layer.provideMerge(StoreMemory.layer),
   Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
 )
 
@@ -254,5 +257,51 @@ layer(Server)("AnimalStoreClient against the real server", (it) => {
       const error = yield* Effect.flip(client.getWebhook(issued.id))
       assert.strictEqual(error._tag, "NotFound")
       assert.strictEqual((yield* Effect.flip(client.deleteWebhook(WebhookId.make(999n))))._tag, "NotFound")
+    }))
+
+  it.effect("listWebhookDeliveries() pages the recorded attempts, their counts, statuses and durations as numbers", () =>
+    Effect.gen(function*() {
+      const client = yield* clientWith(KEY)
+      const repository = yield* WebhookRepository
+      const issued = yield* client.createWebhook({ url: "http://127.0.0.1:9/attempts", types: ["pet.created"] })
+      const at = DateTime.makeUnsafe("2026-05-01T10:00:00.000Z")
+      // Leased as a dispatcher leases it before it records; the claim's others are released at once.
+      const claimed = yield* repository.claim({
+        now: at,
+        owner: "client-test",
+        until: DateTime.add(at, { minutes: 1 }),
+        limit: 1000,
+        heads: new Map([["pet.created", EventId.make(1n << 40n)]])
+      })
+      yield* Effect.forEach(claimed.filter((target) => target.webhook.id !== issued.id), (target) =>
+        repository.release(target.webhook.id, "client-test"))
+      const retried = yield* repository.recordAttempt(
+        issued.id,
+        "client-test",
+        { eventId: EventId.make(7n), attempt: 1, attemptedAt: at, outcome: "retry", httpStatus: 503, durationMs: 40, error: "503 Service Unavailable" },
+        { cursor: 0n, attempt: 1, nextAttemptAt: undefined }
+      )
+      yield* repository.recordAttempt(
+        issued.id,
+        "client-test",
+        { eventId: EventId.make(7n), attempt: 2, attemptedAt: at, outcome: "delivered", httpStatus: 204, durationMs: 3, error: undefined },
+        { cursor: EventId.make(7n), attempt: 0, nextAttemptAt: undefined }
+      )
+      yield* repository.release(issued.id, "client-test")
+      const first = yield* client.listWebhookDeliveries(issued.id, { limit: 1 })
+      assertPlain(first, ["deliveries", "next"])
+      assert.deepStrictEqual(first.deliveries, [{
+        id: retried.id,
+        eventId: EventId.make(7n),
+        attempt: 1,
+        attemptedAt: at,
+        outcome: "retry",
+        httpStatus: 503,
+        durationMs: 40,
+        error: "503 Service Unavailable"
+      }])
+      const second = yield* client.listWebhookDeliveries(issued.id, { limit: 1, cursor: first.next })
+      assert.deepStrictEqual(second.deliveries.map((each) => [each.attempt, each.outcome, each.httpStatus]), [[2, "delivered", 204]])
+      assert.isUndefined((yield* client.listWebhookDeliveries(issued.id, { cursor: second.next })).next)
     }))
 })
