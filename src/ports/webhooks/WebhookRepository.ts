@@ -39,7 +39,7 @@ export interface DeliveryTarget {
 /**
  * Webhook subscriptions, their signing secrets, where their deliveries stand and the
  * attempts made. Secrets are kept as they are (each delivery is signed with them) and
- * leave the store only to sign: in IssuedWebhook once, and in DeliveryTarget.
+ * leave the store only to sign: in IssuedWebhook once, in DeliveryTarget, and to `signing`.
  */
 export class WebhookRepository extends Context.Service<WebhookRepository, {
   /**
@@ -74,6 +74,24 @@ export class WebhookRepository extends Context.Service<WebhookRepository, {
     reason: string,
     at: DateTime.Utc
   ) => Effect.Effect<WebhookSubscription, WebhookNotFound | StoreUnavailable>
+  /**
+   * Resumes the deliveries of a disabled subscription: active again, its reason and time
+   * gone. Its cursor stays where it stood, so the first event of its types after the
+   * last one settled comes next (the one it stopped at, when it stopped on an event),
+   * tried afresh: no tries counted, no retry time, no first attempt (a new 24-hour
+   * window). An active subscription stays as it is, the tries of its event under way
+   * included.
+   */
+  readonly enable: (id: WebhookId) => Effect.Effect<WebhookSubscription, WebhookNotFound | StoreUnavailable>
+  /**
+   * The subscription, active or disabled, and the secrets that sign at `now` (the current
+   * one first, then the previous one while its overlap lasts), without leasing it: for a
+   * message sent besides its deliveries (a ping), which moves none of its progress.
+   */
+  readonly signing: (
+    id: WebhookId,
+    now: DateTime.Utc
+  ) => Effect.Effect<Omit<DeliveryTarget, "progress">, WebhookNotFound | StoreUnavailable>
   /**
    * Leases to `owner` until `until`, and answers, at most `limit` of the active
    * subscriptions that have work: an event of one of their types after their cursor (a

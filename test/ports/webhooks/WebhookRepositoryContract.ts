@@ -8,6 +8,7 @@ import { WebhookLeaseLost } from "../../../src/domain/webhooks/WebhookErrors.ts"
 import { WebhookId } from "../../../src/domain/webhooks/WebhookId.ts"
 import { secretKey } from "../../../src/domain/webhooks/WebhookSecret.ts"
 import type { WebhookUrl } from "../../../src/domain/webhooks/WebhookUrl.ts"
+import { WebhookSubscription } from "../../../src/domain/webhooks/WebhookSubscription.ts"
 import { WebhookRepository } from "../../../src/ports/webhooks/WebhookRepository.ts"
 
 const at = (iso: string) => DateTime.makeUnsafe(iso)
@@ -89,6 +90,8 @@ export const webhookRepositoryContract = (
             repository.delete(missing),
             repository.rotateSecret(missing, T0, Duration.hours(24)),
             repository.disable(missing, "why", T0),
+            repository.enable(missing),
+            repository.signing(missing, T0),
             repository.recordAttempt(missing, "contract", { eventId: 1n as EventId, attempt: 1, attemptedAt: T0, ...result }, {
               cursor: 0n,
               attempt: 1,
@@ -146,6 +149,64 @@ export const webhookRepositoryContract = (
           assert.deepStrictEqual(again.state, disabled.state)
           assert.deepStrictEqual((yield* repository.get(webhook.id)).state, disabled.state)
           assert.notInclude((yield* due(at("2030-01-01T00:00:00.000Z"), 1000)).map((due) => due.webhook.id), webhook.id)
+        }))
+
+      it.effect("enable makes a disabled subscription active again, its cursor where it stood, the event after it tried afresh", () =>
+        Effect.gen(function*() {
+          const repository = yield* WebhookRepository
+          const { webhook } = yield* repository.create({ url: url("re-enabled"), types: ["pet.created"], createdAt: T0, after: EventId.make(5n) })
+          // Event 6 was tried 3 times from T0; the third answer was a 410, which disabled it.
+          yield* lease(webhook.id)
+          yield* repository.recordAttempt(
+            webhook.id,
+            "contract",
+            { eventId: EventId.make(6n), attempt: 3, attemptedAt: at("2026-05-01T10:01:00.000Z"), outcome: "gone", httpStatus: 410, durationMs: 4, error: undefined },
+            { cursor: EventId.make(5n), attempt: 3, nextAttemptAt: undefined, firstAttemptAt: T0 }
+          )
+          yield* repository.disable(webhook.id, "the receiver answered 410 Gone", at("2026-05-01T10:01:00.000Z"))
+          yield* repository.release(webhook.id, "contract")
+          assert.notInclude((yield* due(T0, 1000)).map((target) => target.webhook.id), webhook.id)
+
+          const enabled = yield* repository.enable(webhook.id)
+          assert.deepStrictEqual(enabled, new WebhookSubscription({ ...webhook, state: { _tag: "active" } }))
+          assert.deepStrictEqual(yield* repository.get(webhook.id), enabled)
+          const pending = (yield* repository.pending).find((entry) => entry.webhook.id === webhook.id)
+          assert.deepStrictEqual(pending?.progress, { cursor: EventId.make(5n), attempt: 0, nextAttemptAt: undefined })
+          const target = (yield* due(T0, 1000)).find((target) => target.webhook.id === webhook.id)
+          assert.deepStrictEqual(target?.progress, { cursor: EventId.make(5n), attempt: 0, nextAttemptAt: undefined })
+          // Its attempts are kept; disabled again, it has the new reason.
+          assert.strictEqual((yield* repository.deliveries(webhook.id, { after: 0n, limit: 10 })).length, 1)
+          const again = yield* repository.disable(webhook.id, "operator", at("2026-05-02T00:00:00.000Z"))
+          assert.deepStrictEqual(again.state, { _tag: "disabled", reason: "operator", disabledAt: at("2026-05-02T00:00:00.000Z") })
+        }))
+
+      it.effect("enable leaves an active subscription as it is, the tries of its event under way included", () =>
+        Effect.gen(function*() {
+          const repository = yield* WebhookRepository
+          const { webhook } = yield* create("already-active")
+          const progress = { cursor: EventId.make(3n), attempt: 2, nextAttemptAt: at("2026-05-01T10:01:00.000Z"), firstAttemptAt: T0 }
+          yield* lease(webhook.id)
+          yield* repository.advance(webhook.id, "contract", progress)
+          yield* repository.release(webhook.id, "contract")
+          assert.deepStrictEqual(yield* repository.enable(webhook.id), webhook)
+          assert.deepStrictEqual((yield* repository.pending).find((entry) => entry.webhook.id === webhook.id)?.progress, progress)
+        }))
+
+      it.effect("signing gives the secrets that sign now, for an active or a disabled subscription, and leases nothing", () =>
+        Effect.gen(function*() {
+          const repository = yield* WebhookRepository
+          const { secret: first, webhook } = yield* create("signing")
+          assert.deepStrictEqual(yield* repository.signing(webhook.id, T0), { webhook, secrets: [first] })
+          const rotated = yield* repository.rotateSecret(webhook.id, T0, Duration.hours(24))
+          assert.deepStrictEqual((yield* repository.signing(webhook.id, at("2026-05-02T09:59:59.999Z"))).secrets, [rotated.secret, first])
+          assert.deepStrictEqual((yield* repository.signing(webhook.id, at("2026-05-02T10:00:00.000Z"))).secrets, [rotated.secret])
+          const disabled = yield* repository.disable(webhook.id, "410", T0)
+          assert.deepStrictEqual(yield* repository.signing(webhook.id, T0), { webhook: disabled, secrets: [rotated.secret, first] })
+          yield* repository.enable(webhook.id)
+          // No lease was taken: another owner claims it at once.
+          const claimed = yield* repository.claim({ now: T0, owner: "other", until: DateTime.add(T0, { minutes: 1 }), limit: 1000, heads: HEADS })
+          assert.include(claimed.map((target) => target.webhook.id), webhook.id)
+          yield* Effect.forEach(claimed, (target) => repository.release(target.webhook.id, "other"))
         }))
 
       it.effect("an attempt is recorded with the progress it made; due follows the next attempt's time", () =>

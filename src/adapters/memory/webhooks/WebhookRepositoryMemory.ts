@@ -95,6 +95,19 @@ export const make = Effect.sync(() => {
         return entry.webhook
       })
     ),
+    enable: Spans.method("WebhookRepository.enable", (id: WebhookId) =>
+      Effect.map(find(id), (entry) => {
+        if (entry.webhook.state._tag === "disabled") {
+          entry.webhook = new WebhookSubscription({ ...entry.webhook, state: { _tag: "active" } }, { disableChecks: true })
+          // The cursor stays; the event after it is tried afresh.
+          entry.progress = { cursor: entry.progress.cursor, attempt: 0, nextAttemptAt: undefined }
+        }
+        return entry.webhook
+      })
+    ),
+    signing: Spans.method("WebhookRepository.signing", (id: WebhookId, now: DateTime.Utc) =>
+      Effect.map(find(id), (entry) => ({ webhook: entry.webhook, secrets: signing(entry, now) }))
+    ),
     claim: Spans.method("WebhookRepository.claim", ({ heads, limit, now, owner, until }) =>
       Effect.sync(() =>
         [...entries.values()]

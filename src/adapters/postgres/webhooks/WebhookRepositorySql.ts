@@ -183,6 +183,29 @@ export const make = (options: Options) =>
       ))
     )
 
+    // One statement. The SET expressions read the row as it was: only a disabled one has
+    // its tries cleared; an active one is written back as it stands.
+    const enable = Spans.method("WebhookRepository.enable", (id: WebhookId) =>
+      guard(Effect.map(
+        one(
+          id,
+          sql`UPDATE webhooks SET disabled_at = NULL, disabled_reason = NULL,
+                                  attempt = CASE WHEN disabled_at IS NULL THEN attempt ELSE 0 END,
+                                  next_attempt_at = CASE WHEN disabled_at IS NULL THEN next_attempt_at END,
+                                  first_attempt_at = CASE WHEN disabled_at IS NULL THEN first_attempt_at END
+              WHERE id = ${id} RETURNING ${columns}`
+        ),
+        toWebhook
+      ))
+    )
+
+    const signing = Spans.method("WebhookRepository.signing", (id: WebhookId, now: DateTime.Utc) =>
+      guard(Effect.map(one(id, sql`SELECT ${columns} FROM webhooks WHERE id = ${id}`), (row) => {
+        const { secrets, webhook } = toTarget(row, now)
+        return { webhook, secrets }
+      }))
+    )
+
     // One statement: the due rows with work that no live lease holds, furthest behind
     // first, locked and skipped by any other claim under way, then leased. A row has work
     // when the head of one of its types (passed as two arrays) is above its cursor. No
@@ -325,6 +348,8 @@ export const make = (options: Options) =>
       delete: remove,
       rotateSecret,
       disable,
+      enable,
+      signing,
       claim,
       release,
       pending,
