@@ -169,7 +169,8 @@ export const startReference = async (apiKey: string, wrapper?: Wrapper, timeoutM
 interface PeerOptions {
   readonly name: string
   readonly apiKey: string
-  readonly store: "map" | "pg"
+  /** "sqlpg" (@effect/sql-pg): the Effect floor only. */
+  readonly store: "map" | "pg" | "sqlpg"
   readonly databaseUrl?: string
   readonly wrapper?: Wrapper
   /** How long it may take to serve (default 20 s). */

@@ -1,31 +1,35 @@
 /**
  * The Effect floor for the side-by-side HTTP benchmark: Animal Store's three animal
  * operations (list with keyset paging and a Link header, create, get by id with the
- * deprecation headers) and its bearer check on the peers' PetStore (a Map or PostgreSQL),
- * served by Effect 4's own HTTP stack the way Animal Store serves its hot routes: plain
- * `HttpRouter` routes, `HttpRouter.serve` and `NodeHttpServer` on a node:http server,
- * launched by `NodeRuntime.runMain`.
+ * deprecation headers) and its bearer check on a Map, on PostgreSQL through node-postgres
+ * (pg-store.ts) or on PostgreSQL through @effect/sql-pg (sqlpg-store.ts, the driver of
+ * Animal Store's SQL adapters), served by Effect 4's own HTTP stack the way Animal Store
+ * serves its hot routes: plain `HttpRouter` routes, `HttpRouter.serve` and `NodeHttpServer`
+ * on a node:http server, launched by `NodeRuntime.runMain`. The store's operations are
+ * Effects (effect-store.ts): sql-pg's statements run in the request's fiber; the Map and
+ * node-postgres stores' Promises are wrapped, one `tryPromise` per call.
  *
  * Nothing of Animal Store's features: no request log (`disableLogger`), no request id, no
  * metrics, no span of its own, no schema; the request rules are the bare reference
  * server's, from wire-rules.ts. What it costs over the reference on the Map is Effect's
- * platform (runtime, router, request and response objects); what Animal Store costs over
- * it on the same storage is Animal Store's features.
+ * platform (runtime, router, request and response objects); what the sql-pg store costs
+ * over the node-postgres one is the driver's share; what Animal Store costs over it on the
+ * same storage is Animal Store's features (and, on PostgreSQL, its SQL adapter).
  *
  * Spans: HttpEffect opens a server span per request only when a tracer other than the
  * native one is installed (or a serve middleware is given); none is here, so the router
  * runs without one, as in Animal Store when no OTLP exporter is configured.
  *
  * Usage: node bench/peers/effect-server.ts '{"port":1234,"apiKeys":["k"],"store":"map"}'
- *        (store "pg" needs "databaseUrl"). Listens on 127.0.0.1 only.
+ *        (stores "pg" and "sqlpg" need "databaseUrl"). Listens on 127.0.0.1 only.
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { ByteSize, Cause, Effect, Exit, Layer } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { createServer } from "node:http"
-import { openStore, peerArgs } from "./peer-args.ts"
-import type { PetStore } from "./pet-store.ts"
+import { type EffectPetStore, openEffectStore } from "./effect-store.ts"
+import { peerArgs } from "./peer-args.ts"
 import {
   bearerCheck,
   DEPRECATION_HEADERS,
@@ -61,11 +65,11 @@ const fail = (error: WireError, headers?: Readonly<Record<string, string>>) =>
 
 /** A store call; a store failure is the 500 Error body, as the Fastify peer answers it. */
 const fromStore = <A>(
-  call: () => Promise<A>,
+  call: Effect.Effect<A, unknown>,
   respond: (value: A) => HttpServerResponse.HttpServerResponse,
   headers?: Readonly<Record<string, string>>
 ) =>
-  Effect.tryPromise(call).pipe(
+  call.pipe(
     Effect.map(respond),
     Effect.catch(() => Effect.succeed(fail(internalError, headers)))
   )
@@ -84,13 +88,13 @@ const bearerAuth = <R extends RouteServices>(handler: Effect.Effect<HttpServerRe
 const first = (value: string | ReadonlyArray<string> | undefined): string | undefined =>
   typeof value === "string" ? value : value?.[0]
 
-const routes = (store: PetStore) =>
+const routes = (store: EffectPetStore) =>
   HttpRouter.use(Effect.fnUntraced(function*(router) {
     const list = Effect.flatMap(HttpServerRequest.ParsedSearchParams, (params) => {
       const query = parseListQuery(first(params["limit"]), first(params["status"]), first(params["cursor"]))
       if (isWireError(query)) return Effect.succeed(fail(query))
       return fromStore(
-        () => store.list({ limit: query.limit + 1, status: query.status, after: query.after }),
+        store.list({ limit: query.limit + 1, status: query.status, after: query.after }),
         (rows) => {
           const { page, link } = keysetPage(rows, query)
           return send(200, page.map(toJson), link === undefined ? {} : { link })
@@ -102,7 +106,7 @@ const routes = (store: PetStore) =>
       const id = parsePetId(params["petId"])
       if (typeof id !== "bigint") return Effect.succeed(fail(id, DEPRECATION_HEADERS))
       return fromStore(
-        () => store.get(id),
+        store.get(id),
         (pet) =>
           pet === undefined ? fail(petNotFound(id), DEPRECATION_HEADERS) : send(200, toJson(pet), DEPRECATION_HEADERS),
         DEPRECATION_HEADERS
@@ -122,7 +126,7 @@ const routes = (store: PetStore) =>
           const pet = validateNewPet(parsed.value)
           if (typeof pet === "string") return Effect.succeed(fail(invalidRequest(pet)))
           return fromStore(
-            () => store.create(pet),
+            store.create(pet),
             (stored) => send(201, toJson(stored), { location: `/v1/pets/${stored.id}` })
           )
         }),
@@ -150,13 +154,7 @@ const routes = (store: PetStore) =>
     yield* router.add("*", "/*", notFound)
   }))
 
-const store = Layer.unwrap(Effect.gen(function*() {
-  const store = yield* Effect.acquireRelease(
-    Effect.promise(() => openStore(args)),
-    (store) => Effect.promise(() => store.close())
-  )
-  return routes(store)
-}))
+const store = Layer.unwrap(Effect.map(openEffectStore(args), routes))
 
 const server = HttpRouter.serve(store, { disableLogger: true, disableListenLog: true }).pipe(
   Layer.provide(NodeHttpServer.layer(() => createServer(), {

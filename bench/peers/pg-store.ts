@@ -1,41 +1,15 @@
 /**
- * PostgreSQL PetStore for the Fastify peer, on node-postgres: a pool of 10, named
- * (prepared) statements, and the same table, constraints and (status, id) index as
- * Animal Store's migration 0001, so both run the same keyset queries on the same plan.
+ * PostgreSQL PetStore for the Fastify peers and the Effect floor on pg, on node-postgres:
+ * a pool of 10, named (prepared) statements, and the same table, constraints and
+ * (status, id) index as Animal Store's migration 0001 (pets-table.ts), so all run the
+ * same keyset queries on the same plan.
  */
 import pg from "pg"
-import type { NewPet, PageQuery, Pet, PetStatus, PetStore } from "./pet-store.ts"
+import type { NewPet, PageQuery, Pet, PetStore } from "./pet-store.ts"
+import { COLUMNS, type PetRow, SCHEMA, toPet } from "./pets-table.ts"
 
 // int8 arrives as a string by default; BigInt keeps every int64 exact.
 pg.types.setTypeParser(pg.types.builtins.INT8, BigInt)
-
-const SCHEMA = [
-  `CREATE TABLE IF NOT EXISTS pets (
-    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    name text NOT NULL
-      CONSTRAINT pets_name_length CHECK (char_length(name) BETWEEN 1 AND 255)
-      CONSTRAINT pets_name_not_blank CHECK (name ~ '[^[:space:]]')
-      CONSTRAINT pets_name_no_controls CHECK (name !~ '[\\u0001-\\u001f]'),
-    category_id bigint NOT NULL,
-    status text CONSTRAINT pets_status_enum CHECK (status IN ('available', 'pending', 'sold')),
-    created_at timestamptz NOT NULL DEFAULT now()
-  )`,
-  `CREATE INDEX IF NOT EXISTS pets_status_id ON pets (status, id)`
-]
-
-interface PetRow {
-  readonly id: bigint
-  readonly name: string
-  readonly category_id: bigint
-  readonly status: PetStatus | null
-}
-
-const COLUMNS = "id, name, category_id, status"
-
-const toPet = (row: PetRow): Pet =>
-  row.status === null
-    ? { id: row.id, name: row.name, categoryId: row.category_id }
-    : { id: row.id, name: row.name, categoryId: row.category_id, status: row.status }
 
 export const makePgStore = async (connectionString: string): Promise<PetStore> => {
   const pool = new pg.Pool({ connectionString, max: 10 })
