@@ -28,10 +28,12 @@ module.exports = {
     },
     {
       name: "no-composition-root-from-inside",
-      comment: "Only the composition roots at src/ (main.ts, keysMain.ts and their wiring) pick adapters; nothing inside imports them.",
+      comment:
+        "Only the composition root (src/main.ts and the programs, their wiring and configuration in src/programs/) " +
+        "picks adapters; nothing inside imports it.",
       severity: "error",
       from: { path: "^src/(domain|ports|adapters|application)/" },
-      to: { path: "^src/[^/]+\\.ts$" }
+      to: { path: ["^src/[^/]+\\.ts$", "^src/programs/"] }
     },
     {
       name: "no-adapter-internals-across-adapters",

@@ -46,7 +46,11 @@ const inputsHash = (): string => {
 }
 
 /** The commands besides the service, built on their own so the service's chunks stay as they are. */
-export const tools = { migrate: "src/migrateMain.ts", keys: "src/keysMain.ts", webhooks: "src/webhooksMain.ts" }
+export const tools = {
+  migrate: "src/programs/MigrateProgram.ts",
+  keys: "src/programs/KeysProgram.ts",
+  webhooks: "src/programs/WebhooksProgram.ts"
+}
 
 const bundleInto = async (dir: string, entries: Readonly<Record<string, string>>): Promise<void> => {
   const { build } = await import("rolldown")

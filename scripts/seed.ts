@@ -7,7 +7,7 @@
  * Where: ANIMAL_STORE_URL (default http://127.0.0.1:$PORT, PORT 8080). The key: API_KEY,
  * else the first of API_KEYS (as the service reads them, `.env` included).
  */
-import "../src/EnvFile.ts"
+import "../src/programs/EnvFile.ts"
 
 const base = (process.env["ANIMAL_STORE_URL"] ?? `http://127.0.0.1:${process.env["PORT"] ?? "8080"}`).replace(/\/+$/, "")
 const key = process.env["API_KEY"] ?? process.env["API_KEYS"]?.split(",")[0]?.trim()

@@ -1,7 +1,7 @@
 /**
  * The composition root: reads the configuration, picks the adapters and serves the
- * HTTP API. With keysMain.ts, the only module that chooses adapters: the store's in
- * StoreWiring, the service's own in ServiceWiring.
+ * HTTP API. With the commands' programs beside its wiring in programs/, the only module
+ * that chooses adapters: the store's in StoreWiring, the service's own in ServiceWiring.
  *
  * Its imports are dynamic, after the embedded store has begun to open: ESM loads a
  * module's whole static graph before it runs any of it, and loading the service takes
@@ -15,11 +15,11 @@
  * same issue). Decoding a 20-row page of pets fell from 13–24 µs to 5.3–13 µs.
  */
 import "effect/schema/SchemaJITCompiler/enable"
-import "./EnvFile.ts"
+import "./programs/EnvFile.ts"
 import * as EmbeddedOpening from "./adapters/embedded/EmbeddedOpening.ts"
-import type * as ServiceConfigModule from "./ServiceConfig.ts"
-import type * as StoreConfigModule from "./StoreConfig.ts"
-import * as StoreDefaults from "./StoreDefaults.ts"
+import type * as ServiceConfigModule from "./programs/ServiceConfig.ts"
+import type * as StoreConfigModule from "./programs/StoreConfig.ts"
+import * as StoreDefaults from "./programs/StoreDefaults.ts"
 
 // The store StoreConfig picks, guessed from the same variables and defaults before Effect
 // is loaded. A wrong guess costs only time: an opening the configuration does not use is released.
@@ -59,11 +59,11 @@ const adapters = loaded({
   ReleaseDeadline: import("./adapters/process/ReleaseDeadline.ts")
 })
 const roots = loaded({
-  FailureReport: import("./FailureReport.ts"),
-  ServiceConfig: import("./ServiceConfig.ts"),
-  ServiceWiring: import("./ServiceWiring.ts"),
-  StoreConfig: import("./StoreConfig.ts"),
-  StoreWiring: import("./StoreWiring.ts")
+  FailureReport: import("./programs/FailureReport.ts"),
+  ServiceConfig: import("./programs/ServiceConfig.ts"),
+  ServiceWiring: import("./programs/ServiceWiring.ts"),
+  StoreConfig: import("./programs/StoreConfig.ts"),
+  StoreWiring: import("./programs/StoreWiring.ts")
 })
 const { Cause, Config, Deferred, Duration, Effect, Exit, HttpMiddleware, HttpRouter, Layer, NodeRuntime, References, Scope } =
   await effect

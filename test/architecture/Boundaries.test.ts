@@ -56,9 +56,17 @@ describe("dependency boundaries", () => {
       "src/adapters/store/Store.ts": `import "../../main.ts"\nimport "../other/Internal.ts"\n`,
       "src/adapters/other/Internal.ts": `import "./Cycle.ts"\n`,
       "src/adapters/other/Cycle.ts": `import "./Internal.ts"\n`,
+      "src/adapters/other/Wired.ts": `import "../../programs/StoreWiring.ts"\n`,
+      "src/programs/StoreWiring.ts": `export {}\n`,
       "src/application/UseCase.ts": `import "../adapters/store/Store.ts"\n`
     })
-    const fired = new Set((await violationsIn(planted)).map((violation) => violation.rule.name))
+    const violations = await violationsIn(planted)
+    // The composition root is main.ts and the programs' folder: neither may be imported from inside.
+    expect(
+      violations.filter((violation) => violation.rule.name === "no-composition-root-from-inside")
+        .map((violation) => violation.to).sort()
+    ).toEqual(["src/main.ts", "src/programs/StoreWiring.ts"])
+    const fired = new Set(violations.map((violation) => violation.rule.name))
     expect([...fired].sort()).toEqual([
       "application-imports-only-inward",
       "domain-imports-only-effect",

@@ -1,6 +1,6 @@
 /**
- * Runs the real `animal-store-keys` command (`node src/keysMain.ts`), or
- * `animal-store-webhooks` (`node src/webhooksMain.ts`), as a child process,
+ * Runs the real `animal-store-keys` command (`node src/programs/KeysProgram.ts`), or
+ * `animal-store-webhooks` (`node src/programs/WebhooksProgram.ts`), as a child process,
  * with only the variables given (as a shell would have them), and collects its output.
  */
 import { execFile } from "node:child_process"
@@ -8,7 +8,7 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import { nodeBin, repoRoot } from "./ServiceProcess.ts"
 
-export const keysScript = Path.join(repoRoot, "src/keysMain.ts")
+export const keysScript = Path.join(repoRoot, "src/programs/KeysProgram.ts")
 
 /** The format of a managed key, anywhere in a text. */
 export const KEY_PATTERN = /as_[0-9a-f]{12}_[A-Za-z0-9_-]{43}/g
@@ -39,7 +39,7 @@ export const keysCli = (args: ReadonlyArray<string>, env: Readonly<Record<string
 
 /** `animal-store-webhooks ...args` with `env` (`npm run webhooks`); resolves with its exit code and output. */
 export const webhooksCli = (args: ReadonlyArray<string>, env: Readonly<Record<string, string>>): Promise<CliResult> =>
-  runScript(Path.join(repoRoot, "src/webhooksMain.ts"), args, env)
+  runScript(Path.join(repoRoot, "src/programs/WebhooksProgram.ts"), args, env)
 
 /** Runs `create`, and returns the one key it printed (fails unless it exits 0 with exactly one key). */
 export const createKey = async (env: Readonly<Record<string, string>>, ...args: ReadonlyArray<string>): Promise<string> => {

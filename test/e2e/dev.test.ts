@@ -42,7 +42,7 @@ describe("npm run dev", () => {
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200)
 
     // A module main.ts imports, changed as an edit would: the service is stopped and started again.
-    const watched = Path.join(dir, "src/StoreDefaults.ts")
+    const watched = Path.join(dir, "src/programs/StoreDefaults.ts")
     Fs.appendFileSync(watched, "\n// edited by the dev test\n")
     await dev.waitFor(() => readyLines(dev) === 2, 60_000, "a second ready line after the edit")
     const stopped = dev.stdout.split("\n").filter((line) => line.includes('"msg":"stopped"'))

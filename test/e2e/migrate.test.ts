@@ -1,5 +1,5 @@
 /**
- * `npm run migrate` (src/migrateMain.ts) with real processes, on PostgreSQL and on a data
+ * `npm run migrate` (src/programs/MigrateProgram.ts) with real processes, on PostgreSQL and on a data
  * directory: `status` lists each migration as applied or pending, `apply` runs the pending
  * ones, and a service started with MIGRATE=off migrates nothing: on a schema not migrated
  * it stops at once saying so, and once `apply` has run it serves.
@@ -24,7 +24,7 @@ const migrate = (args: ReadonlyArray<string>, env: Readonly<Record<string, strin
   new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
     execFile(
       nodeBin,
-      [Path.join(repoRoot, "src/migrateMain.ts"), ...args],
+      [Path.join(repoRoot, "src/programs/MigrateProgram.ts"), ...args],
       { cwd: Os.tmpdir(), env: { PATH: process.env["PATH"] ?? "", HOME: process.env["HOME"] ?? "", ...env }, timeout: 60_000 },
       (error, stdout, stderr) =>
         resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr })

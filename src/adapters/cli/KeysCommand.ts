@@ -1,6 +1,6 @@
 /**
  * The `animal-store-keys` command: create, list, revoke and rotate API keys through the
- * ApiKeyAdmin port, on whichever store `keysMain.ts` picks. A key is printed once, by
+ * ApiKeyAdmin port, on whichever store `KeysProgram.ts` picks. A key is printed once, by
  * `create` and `rotate`, alone on stdout (so `KEY=$(animal-store-keys create …)` works);
  * everything about it goes to stderr.
  */

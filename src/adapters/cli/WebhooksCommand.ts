@@ -1,6 +1,6 @@
 /**
  * The `animal-store-webhooks` command: add, list, remove webhook subscriptions and rotate
- * their secrets through the WebhookAdmin port, on whichever store `webhooksMain.ts` picks.
+ * their secrets through the WebhookAdmin port, on whichever store `WebhooksProgram.ts` picks.
  * A secret is printed once, by `add` and `rotate`, alone on stdout (so
  * `SECRET=$(animal-store-webhooks add …)` works); everything about it goes to stderr.
  */

@@ -1,6 +1,6 @@
 import { Config, Duration, type LogLevel, Option, Redacted, Result, Schema, SchemaTransformation } from "effect"
 import { IpNetwork } from "effect/net"
-import * as EventFanout from "./adapters/http/server/events/EventFanout.ts"
+import * as EventFanout from "../adapters/http/server/events/EventFanout.ts"
 
 const LOG_LEVEL_NAMES = ["all", "fatal", "error", "warn", "info", "debug", "trace", "none"] as const
 // The log level each of LOG_LEVEL's values stands for.

@@ -1,8 +1,8 @@
 /**
- * The store wiring of both composition roots: turns a StoreConfig into the layers of the
- * ports over one store, for the service (main.ts: every port) and for the keys command
- * (keysMain.ts: key administration) and the webhooks command (webhooksMain.ts: webhook
- * administration). Only those import it.
+ * The store wiring of every program: turns a StoreConfig into the layers of the ports over
+ * one store, for the service (main.ts: every port), the keys command (KeysProgram: key
+ * administration), the webhooks command (WebhooksProgram: webhook administration) and the
+ * migrate command (MigrateProgram: the database alone). Only the programs import it.
  *
  * Each store's modules are loaded only when it is picked: the memory store never loads
  * the PostgreSQL driver, and neither loads PGlite. Pets, orders, API keys and the answers
@@ -11,12 +11,12 @@
  */
 import { Deferred, Duration, Effect, Layer, Option } from "effect"
 import * as Path from "node:path"
-import * as ApiKeyAdminLocal from "./application/keys/ApiKeyAdminLocal.ts"
-import * as WebhookAdminLocal from "./application/webhooks/WebhookAdminLocal.ts"
-import * as AdminFile from "./adapters/http/admin/AdminFile.ts"
-import type * as EmbeddedOpening from "./adapters/embedded/EmbeddedOpening.ts"
-import * as ReleaseDeadline from "./adapters/process/ReleaseDeadline.ts"
-import type { WebhookSender } from "./ports/webhooks/WebhookSender.ts"
+import * as ApiKeyAdminLocal from "../application/keys/ApiKeyAdminLocal.ts"
+import * as WebhookAdminLocal from "../application/webhooks/WebhookAdminLocal.ts"
+import * as AdminFile from "../adapters/http/admin/AdminFile.ts"
+import type * as EmbeddedOpening from "../adapters/embedded/EmbeddedOpening.ts"
+import * as ReleaseDeadline from "../adapters/process/ReleaseDeadline.ts"
+import type { WebhookSender } from "../ports/webhooks/WebhookSender.ts"
 import type { StoreConfig } from "./StoreConfig.ts"
 
 /** How the service and the keys command differ in what they ask of the store. */
@@ -67,19 +67,19 @@ export const releaseOpening = (opening: EmbeddedOpening.Opening | undefined): Ef
 const layers = (config: StoreConfig, options: Options) => Effect.promise(async () => {
   if (config.store === "memory") {
     const [StoreMemory, ApiKeyStoreMemory] = await Promise.all([
-      import("./adapters/memory/StoreMemory.ts"),
-      import("./adapters/memory/keys/ApiKeyStoreMemory.ts")
+      import("../adapters/memory/StoreMemory.ts"),
+      import("../adapters/memory/keys/ApiKeyStoreMemory.ts")
     ])
     return { all: Layer.merge(StoreMemory.layer, ApiKeyStoreMemory.layer), keys: ApiKeyStoreMemory.layer, webhooks: undefined }
   }
   const [PetRepositorySql, OrderRepositorySql, EventLogSql, IdempotentCreatesSql, ApiKeyStoreSql, WebhookRepositorySql] =
     await Promise.all([
-    import("./adapters/postgres/pets/PetRepositorySql.ts"),
-    import("./adapters/postgres/orders/OrderRepositorySql.ts"),
-    import("./adapters/postgres/events/EventLogSql.ts"),
-    import("./adapters/postgres/idempotency/IdempotentCreatesSql.ts"),
-    import("./adapters/postgres/keys/ApiKeyStoreSql.ts"),
-    import("./adapters/postgres/webhooks/WebhookRepositorySql.ts")
+    import("../adapters/postgres/pets/PetRepositorySql.ts"),
+    import("../adapters/postgres/orders/OrderRepositorySql.ts"),
+    import("../adapters/postgres/events/EventLogSql.ts"),
+    import("../adapters/postgres/idempotency/IdempotentCreatesSql.ts"),
+    import("../adapters/postgres/keys/ApiKeyStoreSql.ts"),
+    import("../adapters/postgres/webhooks/WebhookRepositorySql.ts")
   ])
   const timeout = { timeout: config.databaseStatementTimeout }
   const database = await sqlDatabase(config, options)
@@ -106,7 +106,7 @@ const layers = (config: StoreConfig, options: Options) => Effect.promise(async (
 const sqlDatabase = async (config: StoreConfig, options: Options) => {
   const database = config.store === "embedded" ? await embedded(config, options) : postgres(config, options)
   if (config.migrate === "on") return database
-  const Migrations = await import("./adapters/postgres/Migrations.ts")
+  const Migrations = await import("../adapters/postgres/Migrations.ts")
   // Provided to the database too: PostgreSQL's schema watch builds the migrations first.
   return Layer.provideMerge(
     database,
@@ -115,7 +115,7 @@ const sqlDatabase = async (config: StoreConfig, options: Options) => {
 }
 
 const embedded = async (config: StoreConfig, options: Options) => {
-  const EmbeddedDatabase = await import("./adapters/embedded/EmbeddedDatabase.ts")
+  const EmbeddedDatabase = await import("../adapters/embedded/EmbeddedDatabase.ts")
   const opening = adopts(config, options.opening) ? options.opening : undefined
   return ReleaseDeadline.layer(EMBEDDED_DATABASE)(EmbeddedDatabase.layer({
     dataDir: config.dataDir,
@@ -130,7 +130,7 @@ const postgres = (config: StoreConfig, options: Options) =>
       Effect.mapError(() => new Error("STORE=postgres needs DATABASE_URL"))
     )
     const [PostgresClient, Migrations] = yield* Effect.promise(() =>
-      Promise.all([import("./adapters/postgres/PostgresClient.ts"), import("./adapters/postgres/Migrations.ts")])
+      Promise.all([import("../adapters/postgres/PostgresClient.ts"), import("../adapters/postgres/Migrations.ts")])
     )
     const client = ReleaseDeadline.layer("the PostgreSQL connection pool")(PostgresClient.layer({
       url,
@@ -170,7 +170,7 @@ export const keyAdmin = (config: StoreConfig, options: Options) =>
     }
     const running = config.store === "embedded" ? yield* AdminFile.read(config.dataDir) : Option.none()
     if (Option.isSome(running)) {
-      const ApiKeyAdminHttp = yield* Effect.promise(() => import("./adapters/http/admin/ApiKeyAdminHttp.ts"))
+      const ApiKeyAdminHttp = yield* Effect.promise(() => import("../adapters/http/admin/ApiKeyAdminHttp.ts"))
       return ApiKeyAdminHttp.layer(running.value)
     }
     const { keys } = yield* layers(config, options)
@@ -191,7 +191,7 @@ export const webhookAdmin = <E>(config: StoreConfig, options: Options, urlRules:
     }
     const running = config.store === "embedded" ? yield* AdminFile.read(config.dataDir) : Option.none()
     if (Option.isSome(running)) {
-      const WebhookAdminHttp = yield* Effect.promise(() => import("./adapters/http/admin/WebhookAdminHttp.ts"))
+      const WebhookAdminHttp = yield* Effect.promise(() => import("../adapters/http/admin/WebhookAdminHttp.ts"))
       return WebhookAdminHttp.layer(running.value)
     }
     const { webhooks } = yield* layers(config, options)

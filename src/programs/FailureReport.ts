@@ -4,7 +4,7 @@
  * keys command both end this way.
  */
 import { Cause, Config, Console, Effect, Predicate, Schema } from "effect"
-import { InvalidInput } from "./domain/Errors.ts"
+import { InvalidInput } from "../domain/Errors.ts"
 
 // "PgConnection: Failed to connect: connect ECONNREFUSED 127.0.0.1:5432": each cause's message, once.
 const causeChain = (error: unknown): string | undefined => {

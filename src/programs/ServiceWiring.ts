@@ -8,21 +8,21 @@ import { Console, Duration, Effect, Layer, Option, Redacted, References } from "
 import * as RateLimiter from "effect/persistence/RateLimiter"
 import { randomBytes } from "node:crypto"
 import { hostname } from "node:os"
-import * as EventRetention from "./application/events/EventRetention.ts"
-import * as ApiKeyAdminLocal from "./application/keys/ApiKeyAdminLocal.ts"
-import * as WebhookAdminLocal from "./application/webhooks/WebhookAdminLocal.ts"
-import * as WebhookDispatcher from "./application/webhooks/WebhookDispatcher.ts"
-import * as ApiKeysCached from "./adapters/apikeys/ApiKeysCached.ts"
-import * as StoreMetrics from "./adapters/observability/StoreMetrics.ts"
-import * as RateLimiterStoreMemory from "./adapters/ratelimits/RateLimiterStoreMemory.ts"
-import * as RateLimitsTokenBucket from "./adapters/ratelimits/RateLimitsTokenBucket.ts"
-import * as ReleaseDeadline from "./adapters/process/ReleaseDeadline.ts"
-import { WebhookSenderHttp } from "./adapters/webhooks/index.ts"
-import { EventLog } from "./ports/events/EventLog.ts"
-import { IdempotentCreates } from "./ports/idempotency/IdempotentCreates.ts"
-import { OrderRepository } from "./ports/orders/OrderRepository.ts"
-import { PetRepository } from "./ports/pets/PetRepository.ts"
-import { WebhookRepository } from "./ports/webhooks/WebhookRepository.ts"
+import * as EventRetention from "../application/events/EventRetention.ts"
+import * as ApiKeyAdminLocal from "../application/keys/ApiKeyAdminLocal.ts"
+import * as WebhookAdminLocal from "../application/webhooks/WebhookAdminLocal.ts"
+import * as WebhookDispatcher from "../application/webhooks/WebhookDispatcher.ts"
+import * as ApiKeysCached from "../adapters/apikeys/ApiKeysCached.ts"
+import * as StoreMetrics from "../adapters/observability/StoreMetrics.ts"
+import * as RateLimiterStoreMemory from "../adapters/ratelimits/RateLimiterStoreMemory.ts"
+import * as RateLimitsTokenBucket from "../adapters/ratelimits/RateLimitsTokenBucket.ts"
+import * as ReleaseDeadline from "../adapters/process/ReleaseDeadline.ts"
+import { WebhookSenderHttp } from "../adapters/webhooks/index.ts"
+import { EventLog } from "../ports/events/EventLog.ts"
+import { IdempotentCreates } from "../ports/idempotency/IdempotentCreates.ts"
+import { OrderRepository } from "../ports/orders/OrderRepository.ts"
+import { PetRepository } from "../ports/pets/PetRepository.ts"
+import { WebhookRepository } from "../ports/webhooks/WebhookRepository.ts"
 import type { ServiceConfig } from "./ServiceConfig.ts"
 import type { StoreConfig } from "./StoreConfig.ts"
 
@@ -42,7 +42,7 @@ const apiKeys = (store: StoreConfig, service: ServiceConfig) =>
     }
     const issued = yield* ApiKeyAdminLocal.bootstrap
     if (Option.isSome(issued) && store.store === "embedded") {
-      const BootstrapKeyFile = yield* Effect.promise(() => import("./adapters/apikeys/BootstrapKeyFile.ts"))
+      const BootstrapKeyFile = yield* Effect.promise(() => import("../adapters/apikeys/BootstrapKeyFile.ts"))
       const file = yield* BootstrapKeyFile.write(store.dataDir, issued.value.key)
       yield* Console.error(
         `No API key existed, so this store issued one write key, written to ${file} (readable by its owner ` +
@@ -65,8 +65,8 @@ const apiKeys = (store: StoreConfig, service: ServiceConfig) =>
 const adminServer = (store: StoreConfig, service: ServiceConfig) =>
   store.store !== "embedded" ? Layer.empty : Layer.unwrap(Effect.promise(async () => {
     const [AdminRoutes, AdminFile, NodeHttpServer, Http] = await Promise.all([
-      import("./adapters/http/admin/AdminRoutes.ts"),
-      import("./adapters/http/admin/AdminFile.ts"),
+      import("../adapters/http/admin/AdminRoutes.ts"),
+      import("../adapters/http/admin/AdminFile.ts"),
       import("@effect/platform-node/NodeHttpServer"),
       import("node:http")
     ])
