@@ -2,7 +2,8 @@
  * The side-by-side HTTP section: Animal Store in each store mode, the bare node:http
  * reference (the ceiling), Fastify peers (bare, and with Animal Store's features: the
  * fair peer) and Effect floor peers (Effect's HTTP platform with the reference's request
- * rules) on the same storage, each its own process,
+ * rules) on the same storage (a Map; PostgreSQL through node-postgres and through
+ * @effect/sql-pg, Animal Store's driver), each its own process,
  * loaded by autocannon from another process. Scenarios run interleaved (every server
  * runs a scenario before the next scenario starts, in a rotating order) and repeat for
  * several passes, so the shared machine's noise lands on all of them alike; ratios are
@@ -208,6 +209,14 @@ export const httpSection = async (options: HttpOptions): Promise<Record<string, 
     await setUp("effect-pg", async () => {
       const db = await database("effect")
       return seedBySql("effect-pg", await startEffect({ name: "effect-pg", apiKey, store: "pg", databaseUrl: db.url }), db.url)
+    })
+    await setUp("effect-sqlpg", async () => {
+      const db = await database("effect_sqlpg")
+      return seedBySql(
+        "effect-sqlpg",
+        await startEffect({ name: "effect-sqlpg", apiKey, store: "sqlpg", databaseUrl: db.url }),
+        db.url
+      )
     })
 
     // -- measure -------------------------------------------------------------------------
