@@ -23,8 +23,10 @@ describe("ApiRouter.Handlers", () => {
       | "createWebhook"
       | "listWebhooks"
       | "getWebhook"
+      | "updateWebhook"
       | "deleteWebhook"
       | "rotateWebhookSecret"
+      | "pingWebhook"
       | "listWebhookDeliveries"
       | "listEvents"
     >()

@@ -104,7 +104,7 @@ describe("OpenAPI document (GET /v1/openapi.json)", () => {
   })
 
   it("describes each event type's delivery in the top-level webhooks section", () => {
-    expect(Object.keys(doc["webhooks"]).sort()).toEqual([...EventType.literals].sort())
+    expect(Object.keys(doc["webhooks"]).sort()).toEqual([...EventType.literals, "ping"].sort())
     const placed = doc["webhooks"]["order.placed"].post
     const schema = placed.requestBody.content["application/json"].schema
     expect(schema.required).toEqual(["type", "timestamp", "data"])
@@ -114,6 +114,28 @@ describe("OpenAPI document (GET /v1/openapi.json)", () => {
       .toEqual({ $ref: "#/components/schemas/Pet" })
     expect(placed.parameters.map((parameter: Json) => parameter["name"])).toEqual(["webhook-id", "webhook-timestamp", "webhook-signature"])
     expect(Object.keys(placed.responses)).toEqual(["204", "410"])
+  })
+
+  it("documents re-enabling a webhook (a closed merge patch of state: active) and its ping, sent and answered", () => {
+    const update = operation("/webhooks/{webhookId}", "patch")
+    expect(update["operationId"]).toBe("updateWebhook")
+    expect(Object.keys(update["requestBody"]["content"]).sort()).toEqual(["application/json", "application/merge-patch+json"])
+    const patch = resolve({ $ref: "#/components/schemas/WebhookPatch" })
+    expect(patch["properties"]["state"]).toMatchObject({ type: "string", enum: ["active"] })
+    expect(patch["required"] ?? []).toEqual([])
+    expect(patch["additionalProperties"]).toBe(false)
+    expect(jsonSchemaOf(update["responses"]["200"])).toEqual({ $ref: "#/components/schemas/Webhook" })
+    const ping = operation("/webhooks/{webhookId}/ping", "post")
+    expect(ping["operationId"]).toBe("pingWebhook")
+    expect(ping["requestBody"]).toBeUndefined()
+    const answer = resolve(jsonSchemaOf(ping["responses"]["200"]))
+    expect([...answer["required"]].sort()).toEqual(["durationMs", "messageId", "outcome", "sentAt"])
+    expect(resolve(answer["properties"]["outcome"])["enum"]).toEqual(["delivered", "gone", "retry"])
+    for (const op of [update, ping]) expect(Object.keys(op["responses"])).toEqual(expect.arrayContaining(["200", "400", "401", "403", "404"]))
+    const sent = doc["webhooks"]["ping"].post
+    expect(sent.requestBody.content["application/json"].schema.properties.type).toEqual({ type: "string", const: "ping" })
+    expect(sent.requestBody.content["application/json"].schema.properties.data).toEqual({ $ref: "#/components/schemas/Webhook" })
+    expect(Object.keys(sent.responses)).toEqual(["204"])
   })
 
   it("has exactly the paths of the animals, the store, the events and the webhooks areas, relative to the /v1 base", () => {
@@ -130,6 +152,7 @@ describe("OpenAPI document (GET /v1/openapi.json)", () => {
       "/webhooks",
       "/webhooks/{webhookId}",
       "/webhooks/{webhookId}/deliveries",
+      "/webhooks/{webhookId}/ping",
       "/webhooks/{webhookId}/rotate-secret"
     ])
     expect(Object.keys(doc["paths"]["/pets"]).filter((k) => k !== "parameters").sort()).toEqual(["get", "post"])

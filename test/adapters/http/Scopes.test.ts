@@ -47,6 +47,8 @@ const WRITES = [
   ["cancelOrder", "POST", "/v1/store/orders/1/cancel", undefined],
   ["createWebhook", "POST", "/v1/webhooks", `{"url":"https://hooks.example.com/","types":["pet.created"]}`],
   ["rotateWebhookSecret", "POST", "/v1/webhooks/1/rotate-secret", undefined],
+  ["updateWebhook", "PATCH", "/v1/webhooks/1", `{"state":"active"}`],
+  ["pingWebhook", "POST", "/v1/webhooks/1/ping", undefined],
   ["updatePet", "PATCH", "/v1/pets/1", `{"name":"Tom"}`],
   ["deletePet", "DELETE", "/v1/pets/1", undefined]
 ] as const
@@ -136,6 +138,8 @@ describe("key scopes", () => {
       "delete /webhooks/{webhookId}",
       "get /webhooks/{webhookId}",
       "get /webhooks/{webhookId}/deliveries",
+      "patch /webhooks/{webhookId}",
+      "post /webhooks/{webhookId}/ping",
       "post /webhooks/{webhookId}/rotate-secret"
     ].sort())
   })

@@ -3,7 +3,15 @@ import { EventJson, EventsGroup, EventsJson } from "./EventsApi.ts"
 import { transformOpenApi } from "./OpenApiTransform.ts"
 import { NewPetJson, PetJson, PetPatchFieldsJson, PetsGroup, PetsJson } from "./PetsApi.ts"
 import { NewOrderJson, OrderJson, OrdersJson, StoreGroup } from "./StoreApi.ts"
-import { DeliveriesJson, IssuedWebhookJson, NewWebhookJson, WebhookJson, WebhooksJson, WebhooksGroup } from "./WebhooksApi.ts"
+import {
+  DeliveriesJson,
+  IssuedWebhookJson,
+  NewWebhookJson,
+  WebhookJson,
+  WebhookPatchFieldsJson,
+  WebhooksJson,
+  WebhooksGroup
+} from "./WebhooksApi.ts"
 
 /**
  * The Animal Store HTTP API, version 1.0.0, under the `/v1` base path. Shared by the
@@ -25,6 +33,7 @@ export class Api extends HttpApi.make("animal-store")
     OrderJson,
     OrdersJson,
     NewWebhookJson.annotate({ identifier: "NewWebhook" }),
+    WebhookPatchFieldsJson.annotate({ identifier: "WebhookPatch" }),
     WebhookJson,
     WebhooksJson,
     IssuedWebhookJson,

@@ -22,6 +22,7 @@ const SUCCESS_SCHEMAS: Partial<Record<string, string>> = {
   createWebhook: "IssuedWebhook",
   listWebhooks: "Webhooks",
   getWebhook: "Webhook",
+  updateWebhook: "Webhook",
   rotateWebhookSecret: "IssuedWebhook",
   listWebhookDeliveries: "WebhookDeliveries",
   listEvents: "Events"
@@ -32,10 +33,11 @@ const REQUEST_SCHEMAS: Partial<Record<string, string>> = {
   createPet: "NewPet",
   placeOrder: "NewOrder",
   createWebhook: "NewWebhook",
-  updatePet: "PetPatch"
+  updatePet: "PetPatch",
+  updateWebhook: "WebhookPatch"
 }
 
-// The creates ignore unknown body fields; a patch refuses them, so PetPatch stays closed.
+// The creates ignore unknown body fields; a patch refuses them, so PetPatch and WebhookPatch stay closed.
 const OPEN_REQUEST_SCHEMAS = ["NewPet", "NewOrder", "NewWebhook"]
 
 // The operations that answer a pet, with its ETag.
@@ -94,6 +96,14 @@ const EXAMPLES: Partial<Record<string, unknown>> = {
   Webhook: WEBHOOK_EXAMPLE,
   Webhooks: [WEBHOOK_EXAMPLE],
   IssuedWebhook: { ...WEBHOOK_EXAMPLE, secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" },
+  WebhookPatch: { state: "active" },
+  WebhookPing: {
+    messageId: "ping_7d9f8b2e-4c1a-4e5b-9a3d-2f6c8e1b0a47",
+    sentAt: "2026-11-21T10:00:00.000Z",
+    outcome: "delivered",
+    httpStatus: 204,
+    durationMs: 87
+  },
   WebhookDelivery: DELIVERY_EXAMPLE,
   WebhookDeliveries: [DELIVERY_EXAMPLE],
   Inventory: { available: 12, pending: 1, sold: 3, none: 0 }
@@ -248,12 +258,51 @@ const WEBHOOK_CAUSES: Partial<Record<EventType, string>> = {
     "changes its pet's status (right after that order's event; an approval leaves the pet `pending` and sends none). "
 }
 
+// The test message of pingWebhook: signed as a delivery, its own id each time.
+const pingWebhook = {
+  post: {
+    // Not `pingWebhook`: that is the operation that sends it.
+    operationId: "pingDelivery",
+    summary: "ping delivery",
+    description: "Sent when `pingWebhook` is called (`POST /webhooks/{webhookId}/ping`), whatever the subscription's " +
+      "state and types, once: it is never retried, recorded or counted, and what the receiver answers changes " +
+      "nothing (a 410 disables nothing). It may arrive between two events.",
+    tags: ["webhooks"],
+    security: [],
+    parameters: WEBHOOK_HEADERS.map((header) =>
+      header.name === "webhook-id"
+        ? { ...header, description: "`ping_<uuid>`: new for every ping." }
+        : header
+    ),
+    requestBody: {
+      required: true,
+      content: {
+        "application/json": {
+          schema: {
+            type: "object",
+            required: ["type", "timestamp", "data"],
+            properties: {
+              type: { type: "string", const: "ping" },
+              timestamp: { type: "string", format: "date-time", description: "When the ping was sent." },
+              data: { $ref: "#/components/schemas/Webhook" }
+            }
+          },
+          example: { type: "ping", timestamp: "2026-11-21T10:00:00.000Z", data: WEBHOOK_EXAMPLE }
+        }
+      }
+    },
+    responses: {
+      "204": { description: "Received (any 2xx)." }
+    }
+  }
+}
+
 /**
  * The top-level `webhooks` section: one POST per event type, as the service sends it to
- * a subscription's URL. `data` is the resource as the API writes it.
+ * a subscription's URL (`data` is the resource as the API writes it), and the ping.
  */
-const webhooksSection = (): Json =>
-  Object.fromEntries(EventType.literals.map((type) => {
+const webhooksSection = (): Json => ({
+  ...Object.fromEntries(EventType.literals.map((type) => {
     const resource = type === "pet.updated" ? "PetChange" : type.startsWith("pet.") ? "Pet" : "Order"
     return [type, {
       post: {
@@ -293,7 +342,9 @@ const webhooksSection = (): Json =>
         }
       }
     }]
-  }))
+  })),
+  ping: pingWebhook
+})
 
 /**
  * Fixes what HttpApi cannot express in the generated document, so it matches the spec:

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { EventId } from "../../../domain/events/EventId.ts"
-import { AttemptOutcome, DeliveryId } from "../../../domain/webhooks/DeliveryAttempt.ts"
+import { AttemptOutcome, DeliveryId, DeliveryOutcome } from "../../../domain/webhooks/DeliveryAttempt.ts"
 import { WebhookId } from "../../../domain/webhooks/WebhookId.ts"
 import { WebhookEventTypes } from "../../../domain/webhooks/WebhookSubscription.ts"
 import {
@@ -17,7 +17,7 @@ import {
 } from "./ApiErrors.ts"
 import { Authorization } from "./Authorization.ts"
 import { IDEMPOTENCY_DESCRIPTION, IdempotencyKeyHeaders } from "./IdempotencyKeyHeader.ts"
-import { JsonContentType } from "./JsonContentType.ts"
+import { JsonContentType, MERGE_PATCH_MEDIA_TYPE } from "./JsonContentType.ts"
 import { jsonInt, jsonInt64, LosslessJsonBody } from "./JsonInt64.ts"
 import { DeliveryCursorParam, LimitParam, WebhookIdParam } from "./PathAndQuery.ts"
 import { MAX_BODY_VALUES } from "./PetsApi.ts"
@@ -52,6 +52,48 @@ export const NewWebhookJson = Schema.Struct({
   url: Schema.String.annotate({ description: "Where deliveries are POSTed: an https URL of a public host." }),
   types: WebhookEventTypes
 })
+
+/** The fields an updateWebhook body may name. */
+export const WEBHOOK_PATCH_FIELDS: ReadonlyArray<string> = ["state"]
+
+/** The updateWebhook body's fields (RFC 7396). */
+export const WebhookPatchFieldsJson = Schema.Struct({
+  state: Schema.optionalKey(Schema.Literal("active").annotate({
+    description: "`active`: a disabled subscription is active again, its deliveries resumed from its cursor " +
+      "(the events after the last one it settled); an active one stays as it is."
+  }))
+})
+
+// A patch names only fields it may change: anything else is refused, by name, as a pet patch's.
+const onlyWebhookPatchFields = Schema.makeFilter((body: { readonly [key: string]: unknown }) =>
+  Object.keys(body).filter((key) => !WEBHOOK_PATCH_FIELDS.includes(key)).map((key) => ({
+    path: [key],
+    issue: "is not allowed: a patch may change only state"
+  }))
+)
+
+/** The updateWebhook body: a JSON object of {@link WebhookPatchFieldsJson}'s fields and no other. */
+export const WebhookPatchJson = Schema.Record(Schema.String, Schema.Unknown).check(onlyWebhookPatchFields).pipe(
+  Schema.decodeTo(WebhookPatchFieldsJson)
+)
+
+/**
+ * What a ping did: the message sent and the receiver's answer, as a delivery attempt
+ * would record it. Not recorded: this answer is the only record. No int64 in it, so it
+ * travels as plain JSON.
+ */
+export const WebhookPingJson = Schema.Struct({
+  messageId: Schema.String.annotate({ description: "The ping's `webhook-id`: `ping_` and a random UUID, new for every ping." }),
+  sentAt: Schema.DateTimeUtcFromString,
+  outcome: DeliveryOutcome.annotate({
+    description: "What this answer would do to an event: `delivered` (a 2xx), `gone` (a 410, or a URL refused " +
+      "at delivery: an event would disable the subscription; a ping does not), `retry` (anything else: an event " +
+      "would be tried again)."
+  }),
+  httpStatus: Schema.optionalKey(Schema.Int),
+  durationMs: Schema.Int,
+  error: Schema.optionalKey(Schema.String)
+}).annotate({ identifier: "WebhookPing" })
 
 /** One recorded attempt at delivering an event to a subscription. */
 export const DeliveryJson = Schema.Struct({
@@ -121,6 +163,24 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
       summary: "Get a webhook subscription",
       description: "One subscription, without its secret."
     })),
+    HttpApiEndpoint.patch("updateWebhook", "/webhooks/:webhookId", {
+      params: { webhookId: WebhookIdParam },
+      payload: LosslessJsonBody(WebhookPatchJson, { maxValues: MAX_BODY_VALUES, contentType: MERGE_PATCH_MEDIA_TYPE }),
+      success: LosslessJsonBody(WebhookJson),
+      error: [InvalidRequest, NotFound, PayloadTooLarge, UnsupportedMediaType, RateLimited, ServiceUnavailable, Internal]
+    }).middleware(JsonContentType)
+      .middleware(WriteScope)
+      .annotateMerge(OpenApi.annotations({
+        identifier: "updateWebhook",
+        summary: "Re-enable a webhook subscription",
+        description: "A JSON Merge Patch (RFC 7396, `application/merge-patch+json`; `application/json` is accepted " +
+          "too) of `state`, whose one value is `active`: a disabled subscription (a 410 from its receiver, or a URL " +
+          "refused at delivery) is active again, without `disabledReason` and `disabledAt`. Its deliveries resume " +
+          "from its cursor, not from the log's end: the event it stopped at comes first (tried afresh, a new 24-hour " +
+          "window), then every later event of its types still kept (`EVENTS_RETENTION`); those removed meanwhile are " +
+          "recorded `given_up`. An active subscription stays as it is; an empty patch changes nothing. Any other " +
+          "field is refused (400). Answers 200 with the subscription."
+      })),
     HttpApiEndpoint.delete("deleteWebhook", "/webhooks/:webhookId", {
       params: { webhookId: WebhookIdParam },
       success: HttpApiSchema.NoContent,
@@ -139,6 +199,20 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
       summary: "Rotate a webhook's signing secret",
       description: "Makes a new signing secret, shown only in this answer. For 24 hours deliveries carry two " +
         "signatures, one by each secret, so the receiver can move to the new one; then the old one stops."
+    })),
+    HttpApiEndpoint.post("pingWebhook", "/webhooks/:webhookId/ping", {
+      params: { webhookId: WebhookIdParam },
+      success: WebhookPingJson,
+      error: READ_ERRORS
+    }).middleware(WriteScope).annotateMerge(OpenApi.annotations({
+      identifier: "pingWebhook",
+      summary: "Send a webhook a test ping",
+      description: "POSTs `{\"type\": \"ping\", \"timestamp\", \"data\"}` to the subscription's URL now, `data` the " +
+        "subscription as `getWebhook` answers it, signed like any delivery (`webhook-id` `ping_<uuid>`, new for every " +
+        "ping), active or disabled, and answers 200 with what the receiver answered, within the 5 s a delivery may " +
+        "take. A ping changes nothing: not the cursor, not the tries of an event under way, not the state (a 410 to " +
+        "a ping disables nothing), and it is not recorded in `listWebhookDeliveries`. A receiver may get it between " +
+        "two events."
     })),
     HttpApiEndpoint.get("listWebhookDeliveries", "/webhooks/:webhookId/deliveries", {
       params: { webhookId: WebhookIdParam },

@@ -1,5 +1,6 @@
-/** The `webhooks` operations: subscriptions, their secrets, and their delivery attempts. */
+/** The `webhooks` operations: subscriptions, their secrets, their delivery attempts, and pings. */
 import { DateTime, Effect, Schema } from "effect"
+import { randomUUID } from "node:crypto"
 import { createWebhookIdentity } from "../../../../domain/idempotency/IdempotentRequest.ts"
 import { PAGE_LIMIT_DEFAULT } from "../../../../domain/paging/PageLimit.ts"
 import type { DeliveryAttempt } from "../../../../domain/webhooks/DeliveryAttempt.ts"
@@ -10,7 +11,7 @@ import { type IssuedWebhook, WebhookRepository } from "../../../../ports/webhook
 import { WebhookSender } from "../../../../ports/webhooks/WebhookSender.ts"
 import { Api } from "../../api/Api.ts"
 import { cursorOf } from "../../api/PathAndQuery.ts"
-import { DeliveryJson, IssuedWebhookJson, WebhookJson } from "../../api/WebhooksApi.ts"
+import { DeliveryJson, IssuedWebhookJson, WebhookJson, WebhookPingJson } from "../../api/WebhooksApi.ts"
 import type { Handlers } from "../routing/ApiRouter.ts"
 import { pathOf } from "../routing/EndpointPath.ts"
 import { keysetPage } from "../routing/KeysetPage.ts"
@@ -22,6 +23,7 @@ const deliveriesPath = pathOf<"webhookId">(listWebhookDeliveries)
 const encodeWebhook = Schema.encodeSync(WebhookJson)
 const encodeIssued = Schema.encodeSync(IssuedWebhookJson)
 const encodeDelivery = Schema.encodeSync(DeliveryJson)
+const encodePing = Schema.encodeSync(WebhookPingJson)
 
 // The wire's flat state: `state`, and why and since when a disabled one stopped.
 const wire = (webhook: WebhookSubscription): typeof WebhookJson.Type => ({
@@ -68,7 +70,35 @@ export const make = Effect.gen(function*() {
     listWebhooks: () =>
       Effect.map(webhooks.list, (all) => Reply.ok(JSON.stringify(all.map((webhook) => encodeWebhook(wire(webhook)))))),
     getWebhook: ({ params }) => Effect.map(webhooks.get(params.webhookId), (webhook) => Reply.ok(webhookJson(webhook))),
+    // `state: "active"` is the one change a patch can name; an empty patch answers the subscription as it is.
+    updateWebhook: ({ params, payload }) =>
+      Effect.map(
+        payload.state === undefined ? webhooks.get(params.webhookId) : webhooks.enable(params.webhookId),
+        (webhook) => Reply.ok(webhookJson(webhook))
+      ),
     deleteWebhook: ({ params }) => Effect.as(webhooks.delete(params.webhookId), Reply.noContent),
+    // Sent now, signed with the secrets that sign now, whatever the subscription's state;
+    // no lease, no progress, no record: the answer is what the receiver said.
+    pingWebhook: ({ params }) =>
+      Effect.gen(function*() {
+        const sentAt = yield* DateTime.now
+        const { secrets, webhook } = yield* webhooks.signing(params.webhookId, sentAt)
+        const messageId = `ping_${randomUUID()}`
+        const result = yield* sender.send({
+          url: webhook.url,
+          messageId,
+          body: `{"type":"ping","timestamp":"${DateTime.formatIso(sentAt)}","data":${webhookJson(webhook)}}`,
+          secrets
+        })
+        return Reply.ok(JSON.stringify(encodePing({
+          messageId,
+          sentAt,
+          outcome: result.outcome,
+          durationMs: result.durationMs,
+          ...(result.httpStatus === undefined ? {} : { httpStatus: result.httpStatus }),
+          ...(result.error === undefined ? {} : { error: result.error })
+        })))
+      }),
     rotateWebhookSecret: ({ params }) =>
       Effect.flatMap(DateTime.now, (now) =>
         Effect.map(
@@ -92,6 +122,13 @@ export const make = Effect.gen(function*() {
     }
   } satisfies Pick<
     Handlers<never>,
-    "createWebhook" | "listWebhooks" | "getWebhook" | "deleteWebhook" | "rotateWebhookSecret" | "listWebhookDeliveries"
+    | "createWebhook"
+    | "listWebhooks"
+    | "getWebhook"
+    | "updateWebhook"
+    | "deleteWebhook"
+    | "rotateWebhookSecret"
+    | "pingWebhook"
+    | "listWebhookDeliveries"
   >
 })
