@@ -12,7 +12,14 @@ import type { EventJson } from "../api/EventsApi.ts"
 import { CursorParam, DeliveryCursorParam, OrderCursorParam } from "../api/PathAndQuery.ts"
 import type { NewPetJson, PetJson, PetPatchFieldsJson } from "../api/PetsApi.ts"
 import type { InventoryJson, NewOrderJson, OrderJson } from "../api/StoreApi.ts"
-import type { DeliveryJson, IssuedWebhookJson, NewWebhookJson, WebhookJson } from "../api/WebhooksApi.ts"
+import type {
+  DeliveryJson,
+  IssuedWebhookJson,
+  NewWebhookJson,
+  WebhookJson,
+  WebhookPatchFieldsJson,
+  WebhookPingJson
+} from "../api/WebhooksApi.ts"
 
 /** How to reach an Animal Store service. */
 export interface ClientOptions {
@@ -72,6 +79,10 @@ export interface WebhookBody extends Schema.Schema.Type<typeof WebhookJson> {}
 export interface IssuedWebhookBody extends Schema.Schema.Type<typeof IssuedWebhookJson> {}
 /** The body of `createWebhook`. */
 export interface NewWebhookBody extends Schema.Schema.Type<typeof NewWebhookJson> {}
+/** The body of `updateWebhook`: `{ state: "active" }` re-enables a disabled subscription. */
+export interface WebhookPatchBody extends Schema.Schema.Type<typeof WebhookPatchFieldsJson> {}
+/** What `pingWebhook` sent, and what the receiver answered. */
+export interface WebhookPingBody extends Schema.Schema.Type<typeof WebhookPingJson> {}
 /** One attempt at delivering an event to a webhook. */
 export interface DeliveryBody extends Schema.Schema.Type<typeof DeliveryJson> {}
 /** A page of a webhook's delivery attempts; `next` is the cursor of the following page, when there is one. */
@@ -155,8 +166,15 @@ export interface AnimalStoreOperations {
   ) => Effect.Effect<IssuedWebhookBody, ClientError<"createWebhook">>
   readonly listWebhooks: () => Effect.Effect<ReadonlyArray<WebhookBody>, ClientError<"listWebhooks">>
   readonly getWebhook: (webhookId: WebhookId) => Effect.Effect<WebhookBody, ClientError<"getWebhook">>
+  /** `{ state: "active" }` re-enables a disabled subscription, its deliveries resumed from its cursor. */
+  readonly updateWebhook: (
+    webhookId: WebhookId,
+    patch: WebhookPatchBody
+  ) => Effect.Effect<WebhookBody, ClientError<"updateWebhook">>
   readonly deleteWebhook: (webhookId: WebhookId) => Effect.Effect<void, ClientError<"deleteWebhook">>
   readonly rotateWebhookSecret: (webhookId: WebhookId) => Effect.Effect<IssuedWebhookBody, ClientError<"rotateWebhookSecret">>
+  /** Sends the subscription a signed `ping` now, and answers what its receiver said; records and changes nothing. */
+  readonly pingWebhook: (webhookId: WebhookId) => Effect.Effect<WebhookPingBody, ClientError<"pingWebhook">>
   readonly listWebhookDeliveries: (
     webhookId: WebhookId,
     page?: { readonly limit?: number | undefined; readonly cursor?: string | undefined }
@@ -263,11 +281,17 @@ const make = (options: ClientOptions) =>
       getWebhook: Effect.fn("AnimalStoreClient.getWebhook")(function*(webhookId: WebhookId) {
         return yield* raw.webhooks.getWebhook({ params: { webhookId } })
       }),
+      updateWebhook: Effect.fn("AnimalStoreClient.updateWebhook")(function*(webhookId: WebhookId, patch: WebhookPatchBody) {
+        return yield* raw.webhooks.updateWebhook({ params: { webhookId }, payload: patch })
+      }),
       deleteWebhook: Effect.fn("AnimalStoreClient.deleteWebhook")(function*(webhookId: WebhookId) {
         yield* raw.webhooks.deleteWebhook({ params: { webhookId } })
       }),
       rotateWebhookSecret: Effect.fn("AnimalStoreClient.rotateWebhookSecret")(function*(webhookId: WebhookId) {
         return yield* raw.webhooks.rotateWebhookSecret({ params: { webhookId } })
+      }),
+      pingWebhook: Effect.fn("AnimalStoreClient.pingWebhook")(function*(webhookId: WebhookId) {
+        return yield* raw.webhooks.pingWebhook({ params: { webhookId } })
       }),
       listWebhookDeliveries: Effect.fn("AnimalStoreClient.listWebhookDeliveries")(
         function*(webhookId: WebhookId, { cursor, limit }: { readonly limit?: number | undefined; readonly cursor?: string | undefined } = {}) {

@@ -16,6 +16,7 @@ import { OrderId } from "../../../../src/domain/orders/OrderId.ts"
 import { PetName } from "../../../../src/domain/pets/PetName.ts"
 import { WebhookId } from "../../../../src/domain/webhooks/WebhookId.ts"
 import { WebhookRepository } from "../../../../src/ports/webhooks/WebhookRepository.ts"
+import { startReceiver, verified } from "../../../e2e/WebhookReceiver.ts"
 
 const KEY = "client-test-key"
 
@@ -257,6 +258,33 @@ layer(Server)("AnimalStoreClient against the real server", (it) => {
       const error = yield* Effect.flip(client.getWebhook(issued.id))
       assert.strictEqual(error._tag, "NotFound")
       assert.strictEqual((yield* Effect.flip(client.deleteWebhook(WebhookId.make(999n))))._tag, "NotFound")
+    }))
+
+  it.effect("updateWebhook(id, { state: \"active\" }) re-enables a disabled webhook; pingWebhook(id) answers what its receiver said", () =>
+    Effect.gen(function*() {
+      const client = yield* clientWith(KEY)
+      const repository = yield* WebhookRepository
+      const hooks = yield* Effect.acquireRelease(Effect.promise(() => startReceiver()), (receiver) => Effect.promise(() => receiver.close()))
+      const issued = yield* client.createWebhook({ url: hooks.url("/ok"), types: ["pet.created"] })
+      const { secret, ...webhook } = issued
+      yield* repository.disable(issued.id, "the receiver answered 410 Gone", DateTime.makeUnsafe("2026-05-01T10:00:00.000Z"))
+      assert.strictEqual((yield* client.getWebhook(issued.id)).state, "disabled")
+      const enabled = yield* client.updateWebhook(issued.id, { state: "active" })
+      assert.deepStrictEqual(enabled, webhook)
+      assertPlain(enabled, ["id", "url", "types", "createdAt", "state"])
+      assert.deepStrictEqual(yield* client.getWebhook(issued.id), webhook)
+
+      const pinged = yield* client.pingWebhook(issued.id)
+      assertPlain(pinged, ["messageId", "sentAt", "outcome", "httpStatus", "durationMs"])
+      assert.match(pinged.messageId, /^ping_/)
+      assert.strictEqual(pinged.outcome, "delivered")
+      assert.strictEqual(pinged.httpStatus, 204)
+      assert.isNumber(pinged.durationMs)
+      const [sent] = hooks.to("/ok")
+      assert.strictEqual(sent?.headers["webhook-id"], pinged.messageId)
+      assert.strictEqual(verified(sent!, secret).type, "ping")
+      assert.strictEqual((yield* Effect.flip(client.pingWebhook(WebhookId.make(999n))))._tag, "NotFound")
+      assert.strictEqual((yield* Effect.flip(client.updateWebhook(WebhookId.make(999n), { state: "active" })))._tag, "NotFound")
     }))
 
   it.effect("listWebhookDeliveries() pages the recorded attempts, their counts, statuses and durations as numbers", () =>
