@@ -294,6 +294,39 @@ export const webhookDispatcherContract = (
         assert.deepStrictEqual(recorded.map((attempt) => [attempt.outcome, attempt.httpStatus]), [["gone", 410]])
       })), 120_000)
 
+    it.live("re-enabled, a subscription resumes from its cursor: the event it stopped at, tried afresh, then those made while it was disabled", () =>
+      run(Effect.gen(function*() {
+        const pets = yield* PetRepository
+        const repository = yield* WebhookRepository
+        const webhook = yield* subscribe("re-enabled")
+        receiver.answers.set(webhook.url, "gone")
+        yield* pets.create(pet("e1"))
+        yield* until(() => receiver.to(webhook.url).length >= 1)
+        yield* repository.get(webhook.id).pipe(
+          Effect.repeat({ until: (got) => got.state._tag === "disabled", schedule: Schedule.spaced("20 millis"), times: 250 }),
+          TestClock.withLive
+        )
+        yield* pets.create(pet("e2"))
+        yield* pets.create(pet("e3"))
+        yield* TestClock.adjust("1 minute")
+        yield* TestClock.withLive(Effect.sleep("100 millis"))
+        assert.strictEqual(receiver.to(webhook.url).length, 1)
+        receiver.answers.delete(webhook.url)
+        yield* repository.enable(webhook.id)
+        yield* until(() => receiver.to(webhook.url).length >= 4)
+        const got = receiver.to(webhook.url)
+        assert.deepStrictEqual(got.map((delivery) => JSON.parse(delivery.body).data.name), ["e1", "e1", "e2", "e3"])
+        assert.strictEqual(got[1]!.messageId, got[0]!.messageId)
+        const recorded = yield* recordedWhen(webhook.id, (attempts) => attempts.length >= 4)
+        assert.deepStrictEqual(recorded.map((attempt) => [attempt.outcome, attempt.attempt]), [
+          ["gone", 1],
+          ["delivered", 1],
+          ["delivered", 1],
+          ["delivered", 1]
+        ])
+        assert.strictEqual((yield* repository.get(webhook.id)).state._tag, "active")
+      })), 120_000)
+
     it.live("a URL refused at delivery (its host now resolves to a loopback address) disables the subscription with the reason; no retries", () =>
       run(Effect.gen(function*() {
         const pets = yield* PetRepository
