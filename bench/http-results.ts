@@ -325,7 +325,8 @@ export const reportHttp = (report: Report, runs: ReadonlyArray<HttpRun>, present
     readonly ratios: Partial<Record<ScenarioName, number | undefined>>
     /** The scenarios that miss the bar (or have no ratio). */
     readonly missed: ReadonlyArray<ScenarioName>
-    readonly met: boolean
+    /** Undefined when a side was not measured (left out, or it died). */
+    readonly met: boolean | undefined
   }
   const SHORT: Record<ScenarioName, string> = {
     list: "list",
@@ -337,7 +338,10 @@ export const reportHttp = (report: Report, runs: ReadonlyArray<HttpRun>, present
   }
   const targetRows: Array<TargetRow> = []
   for (const target of OWNER_TARGETS) {
-    if (!has(target.subject, target.against)) continue
+    if (!has(target.subject, target.against)) {
+      targetRows.push({ target, ratios: {}, missed: [], met: undefined })
+      continue
+    }
     const scenarios = target.scenarios ?? MEASURED
     const ratios = Object.fromEntries(scenarios.map((scenario) => [
       scenario,
@@ -359,7 +363,11 @@ export const reportHttp = (report: Report, runs: ReadonlyArray<HttpRun>, present
         `${target.measure === "rps" ? "req/s" : "CPU/req"} ${LABELS[target.subject]} / ${LABELS[target.against]}`,
         `${target.measure === "rps" ? ">=" : "<="} ${target.bar}x`,
         ...MEASURED.map((scenario) => scenario in ratios ? ratio3(ratios[scenario]) : ""),
-        met ? "met" : `not met (${missed.map((scenario) => SHORT[scenario]).join(", ")})`
+        met === undefined
+          ? `not judged: ${[target.subject, target.against].filter((key) => !has(key)).map((key) => LABELS[key]).join(", ")} not measured`
+          : met
+          ? "met"
+          : `not met (${missed.map((scenario) => SHORT[scenario]).join(", ")})`
       ])
     )
     report.say("   The owner's targets, against Animal Store's own platform on the same storage: ratios within this run")
