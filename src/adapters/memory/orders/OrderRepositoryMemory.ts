@@ -61,7 +61,8 @@ export const fromTables = (pets: PetTable, orders: OrderTable, events: EventTabl
     // An open order's pet is never retired (a retirement is refused while one is open).
     const before = pets.get(order.petId)
     if (before === undefined) throw new Error(`order ${id}'s pet ${order.petId} is gone`)
-    const after = pets.setStatus(order.petId, decision.success.pet)
+    // An approval leaves the pet pending: no change of it, so no new version.
+    const after = decision.success.pet === before.status ? before : pets.setStatus(order.petId, decision.success.pet)
     const now = DateTime.makeUnsafe(fiber.getRef(Clock.Clock).currentTimeMillisUnsafe())
     const updated = orders.setStatus(id, decision.success.order, now)
     record(fiber, ORDER_EVENT_TYPE[event], updated, before, after, now)

@@ -174,7 +174,9 @@ export const make = (options: Options) =>
       Result: OrderRow,
       execute: ({ event, id, petId, petStatus, status }) =>
         recordingOrder(ORDER_EVENT_TYPE[event], status, {
-          pet: sql`UPDATE pets SET status = ${petStatus}, version = pets.version + 1
+          // A new version only when the status changes: an approval leaves the pet as it was.
+          pet: sql`UPDATE pets SET status = ${petStatus},
+                                   version = pets.version + (before.status IS DISTINCT FROM ${petStatus})::int
                    FROM pets AS before WHERE pets.id = ${petId} AND before.id = pets.id
                    RETURNING pets.id, pets.name, pets.category_id, pets.status, before.status AS status_before`,
           changed: sql`UPDATE orders SET status = ${status}, updated_at = now() WHERE id = ${id}
