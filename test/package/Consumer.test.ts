@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { execFileSync } from "node:child_process"
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -37,7 +37,7 @@ const embeddingExamples = (): Array<string> => {
 }
 
 describe("the packed package in a consumer project outside the repo", () => {
-  it("installs from the tarball, typechecks, and runs the three embedding uses", () => {
+  it("installs from the tarball, typechecks with declarations (every client method too), and runs the three embedding uses", () => {
     const project = mkdtempSync(join(tmpdir(), "animal-store-consumer-"))
     try {
       const tarball = packInto(project)
@@ -57,8 +57,8 @@ describe("the packed package in a consumer project outside the repo", () => {
           "@types/node": own.devDependencies["@types/node"]
         }
       }, null, 2))
-      copyFileSync(join(fixture, "consumer.ts"), join(project, "consumer.ts"))
-      copyFileSync(join(fixture, "tsconfig.json"), join(project, "tsconfig.json"))
+      // consumer.ts, clientMethods.ts (every client method, for the declarations) and the tsconfig.
+      for (const file of readdirSync(fixture)) copyFileSync(join(fixture, file), join(project, file))
       // The embedding guide's examples are typechecked beside it, so they cannot rot.
       const examples = embeddingExamples()
       expect(examples.length).toBeGreaterThanOrEqual(3)

@@ -1,7 +1,9 @@
 /** A typed client for the Animal Store HTTP API. */
 export * from "./AnimalStoreClient.ts"
-// The errors the client's signatures name, so that a consumer's declarations can name them from here.
+// Every error the client's signatures name, so that a consumer's declarations can name them
+// from here (test/package/consumer/clientMethods.ts calls every method).
 export {
+  CursorExpired,
   ExpectationFailed,
   Forbidden,
   Gone,
