@@ -1,5 +1,5 @@
-# The service as `npm start` runs it: the bundle (scripts/bundle.ts) on the production
-# dependencies only, as a non-root user under an init that reaps.
+# The service as `npm start` runs it: the bundle (scripts/bundle.ts, the service and its
+# commands) on the production dependencies only, as a non-root user under an init that reaps.
 #   docker build -t animal-store .
 #   docker run -p 8080:8080 -v animal-store-data:/data animal-store
 # test/main/container.test.ts builds and runs it where a container engine is available,
@@ -42,4 +42,5 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}/healthz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # tini is PID 1: it passes SIGTERM on to node (a clean drain) and reaps.
 ENTRYPOINT ["/usr/bin/tini", "--"]
-CMD ["node", "--max-semi-space-size=8", "--heap-growing-percent=20", "--no-maglev", "build/main.js"]
+# The commands run in the container with its settings: docker exec <container> node build/main.js keys list
+CMD ["node", "--max-semi-space-size=8", "--heap-growing-percent=20", "--no-maglev", "build/main.js", "serve"]

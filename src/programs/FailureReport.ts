@@ -1,7 +1,7 @@
 /**
  * A program's failure as one plain line on stderr, no stack: an invalid setting is named
- * with what it must be, anything else is each cause's message once. The service and the
- * keys command both end this way.
+ * with what it must be, anything else is each cause's message once. Every program ends
+ * this way.
  */
 import { Cause, Config, Console, Effect, Predicate, Schema } from "effect"
 import { InvalidInput } from "../domain/Errors.ts"
@@ -16,6 +16,9 @@ const causeChain = (error: unknown): string | undefined => {
   }
   return messages.length === 0 ? undefined : messages.join(": ")
 }
+
+/** The prefix of the service's failure: `Animal Store stopped: invalid configuration: PORT: …`. */
+export const SERVICE_STOPPED = "Animal Store stopped"
 
 /** What went wrong, in one line. */
 export const message = (cause: Cause.Cause<unknown>): string => {

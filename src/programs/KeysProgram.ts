@@ -1,8 +1,7 @@
-#!/usr/bin/env node
 /**
- * The composition root of `animal-store-keys` (npm run keys): picks how to reach the
- * configured store's keys, from the service's store settings (StoreConfig, through
- * StoreWiring), then runs the command (src/adapters/cli/KeysCommand.ts).
+ * `animal-store keys` (npm run keys): picks how to reach the configured store's keys, from
+ * the service's store settings (StoreConfig, through StoreWiring), for the command
+ * (src/adapters/cli/KeysCommand.ts).
  *
  * - postgres: the database directly; running services see each change within a second
  *   through LISTEN/NOTIFY.
@@ -12,34 +11,19 @@
  *   that holds no database is refused, never initialised.
  * - memory: nothing to manage; the keys live and die with the service process.
  */
-import "./EnvFile.ts"
-// Deep imports: the package index loads every platform module (redis, undici …).
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import * as NodeServices from "@effect/platform-node/NodeServices"
-import { Effect, Exit } from "effect"
-import { CliError, Command } from "effect/cli"
+import { Effect, Layer } from "effect"
 import * as KeysCommand from "../adapters/cli/KeysCommand.ts"
-import * as UsagePresenter from "../adapters/cli/UsagePresenter.ts"
-import * as FailureReport from "./FailureReport.ts"
-import * as PackageVersion from "./PackageVersion.ts"
 import { StoreConfig } from "./StoreConfig.ts"
 import * as StoreWiring from "./StoreWiring.ts"
 
-
-const main = Effect.gen(function*() {
-  // The store's settings only: no HTTP setting can stop key management.
+// Built when a subcommand runs, so `--help` reads no setting. The store's settings only:
+// no HTTP setting can stop key management. A short-lived command: two connections are
+// plenty, and it keeps no key cache to update. It manages a store the service made: a
+// mistyped DATA_DIR must not become a new one.
+const keyAdmin = Layer.unwrap(Effect.gen(function*() {
   const config = yield* StoreConfig
-  // A short-lived command: two connections are plenty, and it keeps no key cache to update.
-  // It manages a store the service made: a mistyped DATA_DIR must not become a new one.
-  const keyAdmin = StoreWiring.keyAdmin(config, { poolSize: 2, listen: false, existingOnly: true })
-  yield* Command.run(KeysCommand.make(keyAdmin), { version: PackageVersion.version })
-}).pipe(
-  // Usage errors are already printed, one line each, by the presenter.
-  Effect.tapCause(FailureReport.report("animal-store-keys", CliError.isCliError)),
-  Effect.provide([UsagePresenter.layer, NodeServices.layer])
-)
+  return StoreWiring.keyAdmin(config, { poolSize: 2, listen: false, existingOnly: true })
+}))
 
-NodeRuntime.runMain(main, {
-  disableErrorReporting: true,
-  teardown: (exit, onExit) => onExit(Exit.isSuccess(exit) ? 0 : 1)
-})
+/** The command, on the keys the configuration reaches. */
+export const command = KeysCommand.make(keyAdmin)

@@ -1,6 +1,5 @@
-#!/usr/bin/env node
 /**
- * The composition root of `npm run migrate`: the store's schema migrations, on the store
+ * `animal-store migrate` (npm run migrate): the store's schema migrations, on the store
  * the service's settings pick (StoreConfig, through StoreWiring), for deployments that
  * migrate before they roll out and start their instances with MIGRATE=off.
  *
@@ -9,64 +8,49 @@
  * - `apply`: runs the pending ones and names each; a new DATA_DIR is initialised, as
  *   `npm start` would. On the embedded store no service may hold the directory meanwhile.
  */
-import "./EnvFile.ts"
-// Deep imports: the package index loads every platform module (redis, undici …).
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import * as NodeServices from "@effect/platform-node/NodeServices"
-import { Console, Effect, Exit } from "effect"
-import { CliError, Command } from "effect/cli"
-import * as UsagePresenter from "../adapters/cli/UsagePresenter.ts"
+import { Console, Effect, Layer } from "effect"
+import { Command } from "effect/cli"
 import * as Migrations from "../adapters/postgres/Migrations.ts"
 import * as SchemaMigrations from "../adapters/postgres/SchemaMigrations.ts"
-import * as FailureReport from "./FailureReport.ts"
-import * as PackageVersion from "./PackageVersion.ts"
 import { StoreConfig } from "./StoreConfig.ts"
 import * as StoreWiring from "./StoreWiring.ts"
 
-
 const migrationName = (id: number, name: string) => `${String(id).padStart(4, "0")}_${name}`
 
-const main = Effect.gen(function*() {
-  const config = yield* StoreConfig
-  // One short-lived session is enough; it keeps no key cache.
-  const database = (existingOnly: boolean) => StoreWiring.database(config, { poolSize: 1, listen: false, existingOnly })
+// Built when a subcommand runs, so `--help` reads no setting. One short-lived session
+// is enough; it keeps no key cache.
+const database = (existingOnly: boolean) =>
+  Layer.unwrap(Effect.gen(function*() {
+    const config = yield* StoreConfig
+    return StoreWiring.database(config, { poolSize: 1, listen: false, existingOnly })
+  }))
 
-  const status = Command.make("status", {}, () =>
-    Effect.gen(function*() {
-      const migrations = yield* Migrations.status
-      const width = Math.max(...migrations.map(({ id, name }) => migrationName(id, name).length))
-      for (const { applied, id, name } of migrations) {
-        yield* Console.log(`${migrationName(id, name).padEnd(width)}  ${applied ? "applied" : "pending"}`)
-      }
-    })).pipe(
-      Command.withDescription("List every migration of this release, applied or pending"),
-      Command.provide(database(true))
-    )
-
-  const apply = Command.make("apply", {}, () =>
-    Effect.gen(function*() {
-      const applied = yield* SchemaMigrations.run
-      if (applied.length === 0) return yield* Console.log("Nothing to apply: every migration is recorded")
-      for (const [id, name] of applied) yield* Console.log(`Applied ${migrationName(id, name)}`)
-    })).pipe(
-      Command.withDescription("Run the pending migrations, each in its own transaction"),
-      Command.provide(database(false))
-    )
-
-  const command = Command.make("animal-store-migrate").pipe(
-    Command.withDescription(
-      "The store's schema migrations, on the configured store (STORE, DATABASE_URL, DATA_DIR, as for the service)"
-    ),
-    Command.withSubcommands([status, apply])
+const status = Command.make("status", {}, () =>
+  Effect.gen(function*() {
+    const migrations = yield* Migrations.status
+    const width = Math.max(...migrations.map(({ id, name }) => migrationName(id, name).length))
+    for (const { applied, id, name } of migrations) {
+      yield* Console.log(`${migrationName(id, name).padEnd(width)}  ${applied ? "applied" : "pending"}`)
+    }
+  })).pipe(
+    Command.withDescription("List every migration of this release, applied or pending"),
+    Command.provide(database(true))
   )
-  yield* Command.run(command, { version: PackageVersion.version })
-}).pipe(
-  // Usage errors are already printed, one line each, by the presenter.
-  Effect.tapCause(FailureReport.report("animal-store-migrate", CliError.isCliError)),
-  Effect.provide([UsagePresenter.layer, NodeServices.layer])
-)
 
-NodeRuntime.runMain(main, {
-  disableErrorReporting: true,
-  teardown: (exit, onExit) => onExit(Exit.isSuccess(exit) ? 0 : 1)
-})
+const apply = Command.make("apply", {}, () =>
+  Effect.gen(function*() {
+    const applied = yield* SchemaMigrations.run
+    if (applied.length === 0) return yield* Console.log("Nothing to apply: every migration is recorded")
+    for (const [id, name] of applied) yield* Console.log(`Applied ${migrationName(id, name)}`)
+  })).pipe(
+    Command.withDescription("Run the pending migrations, each in its own transaction"),
+    Command.provide(database(false))
+  )
+
+/** The command and its subcommands. */
+export const command = Command.make("migrate").pipe(
+  Command.withDescription(
+    "The store's schema migrations, on the configured store (STORE, DATABASE_URL, DATA_DIR, as for the service)"
+  ),
+  Command.withSubcommands([status, apply])
+)

@@ -2,7 +2,7 @@
  * The service's own layers over the store's ports (StoreWiring), from its settings: the
  * key check with its bootstrap, the embedded store's admin port, both repositories
  * measured, and the rate limits with their buckets in this process or in Redis. Only
- * main.ts imports it.
+ * ServiceProgram imports it.
  */
 import { Console, Duration, Effect, Layer, Option, Redacted, References } from "effect"
 import * as RateLimiter from "effect/persistence/RateLimiter"
@@ -46,13 +46,13 @@ const apiKeys = (store: StoreConfig, service: ServiceConfig) =>
       const file = yield* BootstrapKeyFile.write(store.dataDir, issued.value.key)
       yield* Console.error(
         `No API key existed, so this store issued one write key, written to ${file} (readable by its owner ` +
-          `only; store the key elsewhere and delete the file; manage keys with animal-store-keys)`
+          `only; store the key elsewhere and delete the file; manage keys with animal-store keys)`
       )
     } else if (Option.isSome(issued)) {
       yield* Console.error(
         `No API key existed, so this store issued one write key, shown only now: ${
           Redacted.value(issued.value.key)
-        } (manage keys with animal-store-keys)`
+        } (manage keys with animal-store keys)`
       )
     }
     return ApiKeysCached.layer([])

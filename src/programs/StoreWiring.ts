@@ -1,6 +1,6 @@
 /**
  * The store wiring of every program: turns a StoreConfig into the layers of the ports over
- * one store, for the service (main.ts: every port), the keys command (KeysProgram: key
+ * one store, for the service (ServiceProgram: every port), the keys command (KeysProgram: key
  * administration), the webhooks command (WebhooksProgram: webhook administration) and the
  * migrate command (MigrateProgram: the database alone). Only the programs import it.
  *

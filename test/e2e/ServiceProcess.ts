@@ -1,5 +1,5 @@
 /**
- * Runs the real service as `npm start` does (`node build/main.js`, the bundle that
+ * Runs the real service as `npm start` does (`node build/main.js serve`, the bundle that
  * ServiceBundleSetup brings up to date) as a child process on a free port
  * and talks to it over a real socket with the global `fetch`.
  *
@@ -108,7 +108,7 @@ export interface StartOptions {
   /** How long to wait for "Listening on"; the first open of an empty embedded DATA_DIR runs initdb. */
   readonly startTimeoutMs?: number
   readonly cwd?: string
-  /** What node runs: the bundle's entry by default; flags and another entry for a tree made elsewhere. */
+  /** What node runs: the bundle's entry and `serve` by default; flags and another entry for a tree made elsewhere. */
   readonly nodeArgs?: ReadonlyArray<string>
 }
 
@@ -143,7 +143,7 @@ export class ServiceProcess {
     port: number,
     env: Readonly<Record<string, string>>,
     cwd: string,
-    nodeArgs: ReadonlyArray<string> = [mainScript]
+    nodeArgs: ReadonlyArray<string> = [mainScript, "serve"]
   ) {
     this.#logHidesListening = ["warn", "error", "fatal", "none"].includes(env["LOG_LEVEL"] ?? "info")
     this.port = port

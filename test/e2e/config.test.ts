@@ -132,7 +132,7 @@ describe(".env in the working directory", () => {
   it("npm start's command reads it when present; the environment still wins", async () => {
     const cwd = tempDir()
     Fs.writeFileSync(Path.join(cwd, ".env"), "# local settings\nAPI_KEYS=from-dotenv\nLOG_LEVEL=warn\n")
-    const nodeArgs = [...startScript().flags, mainScript]
+    const nodeArgs = [...startScript().flags, mainScript, ...startScript().args]
     const service = await startService({ cwd, nodeArgs, env: { STORE: "memory", LOG_LEVEL: "info" } })
     const pet = { name: "Dot", categoryId: 1, status: "available" }
     expect((await service.request("POST", "/v1/pets", { apiKey: "from-dotenv", body: pet })).status).toBe(201)

@@ -15,7 +15,7 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { promisify } from "node:util"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
-import { entry, tools } from "../../scripts/bundle.ts"
+import { entry } from "../../scripts/bundle.ts"
 import { createPet, killAll, listAll, nodeBin, removeTempDirs, repoRoot, startService, tempDir } from "./ServiceProcess.ts"
 import { startScript } from "./StartScript.ts"
 
@@ -36,7 +36,7 @@ describe("the Dockerfile", () => {
     const start = startScript()
     const cmd = /^CMD (\[.*\])$/m.exec(dockerfile())?.[1]
     expect(cmd, "a CMD in exec form").toBeDefined()
-    expect(JSON.parse(cmd!)).toEqual(["node", ...start.flags, start.entry])
+    expect(JSON.parse(cmd!)).toEqual(["node", ...start.flags, start.entry, ...start.args])
     for (const [name, value] of Object.entries(start.env)) {
       expect(dockerfile(), name).toMatch(new RegExp(`^\\s*(ENV )?${name}=${value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\s`, "m"))
     }
@@ -73,9 +73,6 @@ describe("the production tree (npm ci --omit=dev and the bundle, in a clean dire
     Fs.mkdirSync(Path.join(made, "build"))
     Fs.cpSync(Path.join(Path.dirname(entry), build), Path.join(made, "build", build), { recursive: true })
     Fs.copyFileSync(entry, Path.join(made, "build", "main.js"))
-    for (const name of Object.keys(tools)) {
-      Fs.copyFileSync(Path.join(Path.dirname(entry), `${name}.js`), Path.join(made, "build", `${name}.js`))
-    }
     dir = made
     return made
   }
@@ -94,11 +91,11 @@ describe("the production tree (npm ci --omit=dev and the bundle, in a clean dire
     expect(Fs.existsSync(Path.join(tree, "node_modules", "@electric-sql", "pglite"))).toBe(true)
   }, 300_000)
 
-  it("runs the commands from the bundle: migrate apply and a key for a new data directory, then serves with that key", async () => {
+  it("runs the commands from the bundle (build/main.js migrate, keys, webhooks) for a new data directory, then serves with its key", async () => {
     const tree = await productionTree()
     const env = { PATH: process.env["PATH"] ?? "", HOME: process.env["HOME"] ?? "", DATA_DIR: Path.join(tempDir(), "data") }
     const command = (name: string, args: ReadonlyArray<string>) =>
-      run(nodeBin, [Path.join(tree, "build", `${name}.js`), ...args], { cwd: tree, env, timeout: 120_000 })
+      run(nodeBin, [Path.join(tree, "build", "main.js"), name, ...args], { cwd: tree, env, timeout: 120_000 })
     expect((await command("migrate", ["apply"])).stdout).toMatch(/^Applied 0001_create_pets$/m)
     const key = (await command("keys", ["create", "--name", "image", "--scope", "write"])).stdout.trim()
     expect(key).toMatch(/^as_[0-9a-f]{12}_/)
@@ -106,7 +103,7 @@ describe("the production tree (npm ci --omit=dev and the bundle, in a clean dire
     const start = startScript()
     const service = await startService({
       cwd: tree,
-      nodeArgs: [...start.flags, start.entry],
+      nodeArgs: [...start.flags, start.entry, ...start.args],
       env: { ...start.env, STORE: "embedded", DATA_DIR: env.DATA_DIR, MIGRATE: "off" },
       startTimeoutMs: 60_000
     })
@@ -122,7 +119,7 @@ describe("the production tree (npm ci --omit=dev and the bundle, in a clean dire
     const start = startScript()
     const service = await startService({
       cwd: tree,
-      nodeArgs: [...start.flags, start.entry],
+      nodeArgs: [...start.flags, start.entry, ...start.args],
       env: { ...start.env, ...storeEnv(), API_KEYS: API_KEY },
       startTimeoutMs: 60_000
     })

@@ -205,7 +205,7 @@ describe.skipIf(!Fs.existsSync("/proc/self/stat"))("a restart at once after the 
     // The service alone in its own process group (setsid), under a parent that never reaps
     // it (the shell becomes `sleep`): killed, it stays a zombie until that parent ends, as
     // under a container without a reaping init.
-    const parent = spawn("sh", ["-c", "setsid \"$0\" \"$1\" & echo \"pid $!\"; exec sleep 600", nodeBin, mainScript], {
+    const parent = spawn("sh", ["-c", "setsid \"$0\" \"$1\" serve & echo \"pid $!\"; exec sleep 600", nodeBin, mainScript], {
       env: { PATH: process.env["PATH"] ?? "", PORT: String(port), RATE_LIMIT: "off", ...env },
       stdio: ["ignore", "pipe", "pipe"]
     })

@@ -1,6 +1,6 @@
 /**
  * Managed keys with real processes: the bootstrap key of a durable store and its
- * survival across a kill -9, the `animal-store-keys` command against a running embedded
+ * survival across a kill -9, the `animal-store keys` command against a running embedded
  * service (through its admin port) and against a stopped one (the directory itself),
  * and against PostgreSQL with two service instances, where a revocation must reach the
  * other instance within a second.
@@ -31,7 +31,7 @@ describe("embedded store", () => {
     const keyFile = Path.join(dataDir, "bootstrap-key")
     expect(first.stderr.trim().split("\n"), first.output).toEqual([
       `No API key existed, so this store issued one write key, written to ${keyFile} (readable by its owner only; ` +
-      "store the key elsewhere and delete the file; manage keys with animal-store-keys)"
+      "store the key elsewhere and delete the file; manage keys with animal-store keys)"
     ])
     expect(Fs.statSync(keyFile).mode & 0o777).toBe(0o600)
     const bootstrap = Fs.readFileSync(keyFile, "utf8").trim()
@@ -81,7 +81,7 @@ describe("embedded store", () => {
     const rotateRevoked = await keysCli(["rotate", "reader"], env)
     expect(rotateRevoked.code).toBe(1)
     expect(rotateRevoked.stderr.trim()).toMatch(
-      /^animal-store-keys: the API key "reader" was revoked at \d{4}-\d\d-\d\dT[\d:.]+Z; create a new one with `create --name reader`$/
+      /^animal-store keys: the API key "reader" was revoked at \d{4}-\d\d-\d\dT[\d:.]+Z; create a new one with `create --name reader`$/
     )
 
     const rotated = await keysCli(["rotate", "bootstrap", "--grace", "1h"], env)
@@ -119,7 +119,7 @@ describe("the command itself", () => {
     const { version } = JSON.parse(Fs.readFileSync(Path.join(repoRoot, "package.json"), "utf8")) as { version: string }
     const result = await keysCli(["--version"], {})
     expect(result.code, result.stderr).toBe(0)
-    expect(result.stdout.trim()).toBe(`animal-store-keys v${version}`)
+    expect(result.stdout.trim()).toBe(`animal-store v${version}`)
   }, 30_000)
 })
 
@@ -133,7 +133,7 @@ describe("a DATA_DIR without a database", () => {
       const result = await keysCli(["list"], { STORE: "embedded", DATA_DIR: dataDir })
       expect(result.code, result.stderr).toBe(1)
       expect(result.stderr.trim()).toBe(
-        `animal-store-keys: DATA_DIR ${dataDir} holds no Animal Store database; \`npm start\` creates one there`
+        `animal-store keys: DATA_DIR ${dataDir} holds no Animal Store database; \`npm start\` creates one there`
       )
     }
     expect(Fs.existsSync(missing)).toBe(false)
@@ -147,13 +147,13 @@ describe("a usage error", () => {
     expect(missing.code).toBe(1)
     expect(missing.stdout).toBe("")
     expect(missing.stderr).toBe(
-      "animal-store-keys create: Missing required flag: --name (see animal-store-keys create --help)\n"
+      "animal-store keys create: Missing required flag: --name (see animal-store keys create --help)\n"
     )
     const unknown = await keysCli(["bogus"], {})
     expect(unknown.code).toBe(1)
     expect(unknown.stdout).toBe("")
     expect(unknown.stderr.trim().split("\n")).toHaveLength(1)
-    expect(unknown.stderr).toMatch(/^animal-store-keys: Unknown subcommand "bogus".* \(see animal-store-keys --help\)$/m)
+    expect(unknown.stderr).toMatch(/^animal-store keys: Unknown subcommand "bogus".* \(see animal-store keys --help\)$/m)
     // Asked for, help is still all there.
     const help = await keysCli(["create", "--help"], {})
     expect(help.code, help.stderr).toBe(0)
@@ -172,7 +172,7 @@ describe("the command reads only the store's settings", () => {
 
     const badStore = await keysCli(["list"], { ...env, DATABASE_STATEMENT_TIMEOUT: "-" })
     expect(badStore.code).toBe(1)
-    expect(badStore.stderr.trim()).toMatch(/^animal-store-keys: invalid configuration: .*DATABASE_STATEMENT_TIMEOUT/)
+    expect(badStore.stderr.trim()).toMatch(/^animal-store keys: invalid configuration: .*DATABASE_STATEMENT_TIMEOUT/)
   }, 60_000)
 })
 
@@ -180,7 +180,7 @@ describe("memory store", () => {
   it("the command refuses: the keys live in the service process", async () => {
     const result = await keysCli(["list"], { STORE: "memory" })
     expect(result.code).toBe(1)
-    expect(result.stderr).toMatch(/^animal-store-keys: STORE=memory keeps its keys inside the service process/)
+    expect(result.stderr).toMatch(/^animal-store keys: STORE=memory keeps its keys inside the service process/)
   }, 30_000)
 })
 

@@ -1,11 +1,9 @@
 /**
- * `npm run migrate` (src/programs/MigrateProgram.ts) with real processes, on PostgreSQL and on a data
+ * `npm run migrate` (`animal-store migrate`, the bundle) with real processes, on PostgreSQL and on a data
  * directory: `status` lists each migration as applied or pending, `apply` runs the pending
  * ones, and a service started with MIGRATE=off migrates nothing: on a schema not migrated
  * it stops at once saying so, and once `apply` has run it serves.
  */
-import { execFile } from "node:child_process"
-import * as Os from "node:os"
 import * as Path from "node:path"
 import * as Fs from "node:fs"
 import { Effect } from "effect"
@@ -13,23 +11,15 @@ import { describe, expect, it } from "vitest"
 import * as SchemaMigrations from "../../src/adapters/postgres/SchemaMigrations.ts"
 import { cleanUpProcesses } from "./Cleanup.ts"
 import { createDatabase, databaseUrl, postgresAvailable } from "./PgAdmin.ts"
-import { nodeBin, repoRoot, startService, tempDir } from "./ServiceProcess.ts"
+import { animalStore } from "./KeysCli.ts"
+import { startService, tempDir } from "./ServiceProcess.ts"
 
 cleanUpProcesses()
 
 const MIGRATIONS = (await Effect.runPromise(SchemaMigrations.loader)).length
 const LATEST = (await Effect.runPromise(SchemaMigrations.loader)).at(-1)![0].toString().padStart(4, "0")
 
-const migrate = (args: ReadonlyArray<string>, env: Readonly<Record<string, string>>) =>
-  new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(
-      nodeBin,
-      [Path.join(repoRoot, "src/programs/MigrateProgram.ts"), ...args],
-      { cwd: Os.tmpdir(), env: { PATH: process.env["PATH"] ?? "", HOME: process.env["HOME"] ?? "", ...env }, timeout: 60_000 },
-      (error, stdout, stderr) =>
-        resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr })
-    )
-  })
+const migrate = (args: ReadonlyArray<string>, env: Readonly<Record<string, string>>) => animalStore(["migrate", ...args], env)
 
 const statusLines = (stdout: string) => stdout.trim().split("\n").map((line) => line.split(/\s+/))
 
@@ -75,7 +65,7 @@ describe("a data directory", () => {
     const missing = await migrate(["status"], { STORE: "embedded", DATA_DIR: dataDir })
     expect(missing.code).toBe(1)
     expect(missing.stderr.trim()).toBe(
-      `animal-store-migrate: DATA_DIR ${dataDir} holds no Animal Store database; \`npm start\` creates one there`
+      `animal-store migrate: DATA_DIR ${dataDir} holds no Animal Store database; \`npm start\` creates one there`
     )
     expect(Fs.existsSync(dataDir)).toBe(false)
     await migrateThenStart({ STORE: "embedded", DATA_DIR: dataDir })

@@ -1,5 +1,5 @@
 /**
- * The `animal-store-webhooks` command with real processes: subscriptions added, listed,
+ * The `animal-store webhooks` command with real processes: subscriptions added, listed,
  * rotated and removed on PostgreSQL (seen by a running service over HTTP) and on an
  * embedded data directory; the URL rules as the service applies them; nothing to manage
  * on the memory store.

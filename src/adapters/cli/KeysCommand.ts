@@ -1,7 +1,7 @@
 /**
- * The `animal-store-keys` command: create, list, revoke and rotate API keys through the
+ * The `animal-store keys` command: create, list, revoke and rotate API keys through the
  * ApiKeyAdmin port, on whichever store `KeysProgram.ts` picks. A key is printed once, by
- * `create` and `rotate`, alone on stdout (so `KEY=$(animal-store-keys create …)` works);
+ * `create` and `rotate`, alone on stdout (so `KEY=$(animal-store keys create …)` works);
  * everything about it goes to stderr.
  */
 import { Console, DateTime, Duration, Effect, type Layer, Redacted, Schema, SchemaTransformation } from "effect"
@@ -64,7 +64,7 @@ const create = Command.make(
   })
 ).pipe(
   Command.withDescription("Issue a key and print it once"),
-  Command.withExamples([{ command: "animal-store-keys create --name ci --scope read --expires-in 90d", description: "A read key for 90 days" }])
+  Command.withExamples([{ command: "animal-store keys create --name ci --scope read --expires-in 90d", description: "A read key for 90 days" }])
 )
 
 const COLUMNS = ["NAME", "ID", "PREFIX", "SCOPE", "CREATED", "LAST USED", "EXPIRES", "REVOKED"] as const
@@ -119,7 +119,7 @@ const rotate = Command.make(
  * only when a subcommand runs, so `--help` needs no store.
  */
 export const make = <E>(admin: Layer.Layer<ApiKeyAdmin, E>) =>
-  Command.make("animal-store-keys").pipe(
+  Command.make("keys").pipe(
     Command.withDescription(
       "Manage Animal Store API keys on the configured store (STORE, DATABASE_URL, DATA_DIR, as for the service)"
     ),

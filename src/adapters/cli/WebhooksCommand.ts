@@ -1,8 +1,8 @@
 /**
- * The `animal-store-webhooks` command: add, list, remove webhook subscriptions and rotate
+ * The `animal-store webhooks` command: add, list, remove webhook subscriptions and rotate
  * their secrets through the WebhookAdmin port, on whichever store `WebhooksProgram.ts` picks.
  * A secret is printed once, by `add` and `rotate`, alone on stdout (so
- * `SECRET=$(animal-store-webhooks add …)` works); everything about it goes to stderr.
+ * `SECRET=$(animal-store webhooks add …)` works); everything about it goes to stderr.
  */
 import { Console, DateTime, Effect, type Layer, Schema, SchemaTransformation } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
@@ -53,7 +53,7 @@ const add = Command.make(
 ).pipe(
   Command.withDescription("Subscribe a URL to event types and print its signing secret once"),
   Command.withExamples([{
-    command: "animal-store-webhooks add --url https://hooks.example.com/in --types pet.created,order.placed",
+    command: "animal-store webhooks add --url https://hooks.example.com/in --types pet.created,order.placed",
     description: "New pets and orders"
   }])
 )
@@ -103,7 +103,7 @@ const rotate = Command.make(
  * built only when a subcommand runs, so `--help` needs no store.
  */
 export const make = <E>(admin: Layer.Layer<WebhookAdmin, E>) =>
-  Command.make("animal-store-webhooks").pipe(
+  Command.make("webhooks").pipe(
     Command.withDescription(
       "Manage Animal Store webhook subscriptions on the configured store (STORE, DATABASE_URL, DATA_DIR, as for the service)"
     ),

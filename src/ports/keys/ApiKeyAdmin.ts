@@ -19,7 +19,7 @@ export interface KeyRequest {
   readonly lifetime: Duration.Duration | undefined
 }
 
-/** Managing API keys: what the `animal-store-keys` command does, on whichever store. */
+/** Managing API keys: what the `animal-store keys` command does, on whichever store. */
 export class ApiKeyAdmin extends Context.Service<ApiKeyAdmin, {
   /** Issues a key. A live key with the same name is refused. */
   readonly create: (request: KeyRequest) => Effect.Effect<IssuedKey, KeyNameInUse | StoreUnavailable>

@@ -1,5 +1,5 @@
 /**
- * How the `animal-store-keys` command finds a running service's admin port: the service
+ * How the keys and webhooks commands find a running service's admin port: the service
  * writes its pid, the port and a fresh random token to a file in the data directory,
  * readable by the directory's owner only, and removes it when it stops. Whoever may
  * read the data directory may manage its keys anyway; nobody else gets the token.
