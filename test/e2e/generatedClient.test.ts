@@ -2,8 +2,8 @@
  * The documented client recipe, run as written: its three files (generate-types.ts,
  * client.ts, example.ts) are taken from docs/generated-client.md, the types are generated with
  * openapi-typescript from the live service's document, everything is typechecked
- * strictly (int64 fields must be `bigint`), and the example round-trips
- * 9007199254740993 through the real server.
+ * strictly (int64 fields must be `bigint`), the parser's int64 keys are the document's,
+ * and the example round-trips 9007199254740993 through the real server.
  */
 import { execFile } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
@@ -52,6 +52,21 @@ describe("the documented generated client", () => {
     const types = readFileSync(join(dir, "animal-store.ts"), "utf8")
     expect(types).toMatch(/categoryId: bigint;/)
     expect(types).toMatch(/petId: bigint;/)
+    expect(types).toMatch(/eventId: bigint;/)
+
+    // The parser's int64 keys are the document's, eventId among them; other numbers stay numbers.
+    writeFileSync(join(dir, "int64-check.ts"), [
+      `import { int64Keys } from "./animal-store.ts"`,
+      `import { parseJson } from "./client.ts"`,
+      `const delivery = parseJson('{"id":9007199254740993,"eventId":9223372036854775807,"attempt":2,"status":404}')`,
+      `console.log(JSON.stringify({ keys: [...int64Keys], delivery }, (_key, value: unknown) =>`,
+      `  typeof value === "bigint" ? \`\${value}n\` : value))`
+    ].join("\n"))
+    const { stdout: checked } = await run(nodeBin, ["int64-check.ts"], { cwd: dir, env })
+    expect(JSON.parse(checked)).toEqual({
+      keys: ["categoryId", "eventId", "id", "petId"],
+      delivery: { id: "9007199254740993n", eventId: "9223372036854775807n", attempt: 2, status: 404 }
+    })
 
     // A number where the types say bigint must not compile: the types really are bigint.
     writeFileSync(join(dir, "types-check.ts"), [
@@ -71,7 +86,8 @@ describe("the documented generated client", () => {
       "--skipLibCheck",
       "--types", "node",
       ...FILES,
-      "types-check.ts"
+      "types-check.ts",
+      "int64-check.ts"
     ], { cwd: dir, env }).catch((error: { stdout?: string }) => {
       throw new Error(`the recipe does not typecheck:\n${error.stdout ?? String(error)}`)
     })
