@@ -21,9 +21,20 @@
 import "effect/schema/SchemaJITCompiler/enable"
 import "./programs/EnvFile.ts"
 import * as EmbeddedOpening from "./adapters/embedded/EmbeddedOpening.ts"
+import * as MissingPeer from "./adapters/process/MissingPeer.ts"
 import * as StoreDefaults from "./programs/StoreDefaults.ts"
 
 const args = process.argv.slice(2)
+
+// A program whose modules cannot be loaded for want of an optional peer (the command line
+// and the service need @effect/platform-node) says which, in one line, and exits 1.
+const orMissingPeer = (opening: EmbeddedOpening.Opening | undefined) => async (error: unknown): Promise<void> => {
+  await opening?.release()
+  const peer = MissingPeer.missingPeerIn(error)
+  if (peer === undefined) throw error
+  process.stderr.write(`animal-store: ${MissingPeer.hint(peer)}\n`)
+  process.exitCode = 1
+}
 
 if (args.length === 1 && args[0] === "serve") {
   // The store StoreConfig picks, guessed from the same variables and defaults before Effect
@@ -32,9 +43,7 @@ if (args.length === 1 && args[0] === "serve") {
   const opening = (env["STORE"] ?? StoreDefaults.storeKindWhenUnset(env["DATABASE_URL"] !== undefined)) === "embedded"
     ? EmbeddedOpening.begin(env["DATA_DIR"] ?? StoreDefaults.DATA_DIR)
     : undefined
-  const ServiceProgram = await import("./programs/ServiceProgram.ts")
-  ServiceProgram.run(opening)
+  await import("./programs/ServiceProgram.ts").then((ServiceProgram) => ServiceProgram.run(opening), orMissingPeer(opening))
 } else {
-  const CommandLine = await import("./programs/CommandLine.ts")
-  CommandLine.run()
+  await import("./programs/CommandLine.ts").then((CommandLine) => CommandLine.run(), orMissingPeer(undefined))
 }

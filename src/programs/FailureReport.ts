@@ -1,9 +1,10 @@
 /**
  * A program's failure as one plain line on stderr, no stack: an invalid setting is named
- * with what it must be, anything else is each cause's message once. Every program ends
- * this way.
+ * with what it must be, a missing optional peer dependency with how to install it,
+ * anything else is each cause's message once. Every program ends this way.
  */
 import { Cause, Config, Console, Effect, Predicate, Schema } from "effect"
+import * as MissingPeer from "../adapters/process/MissingPeer.ts"
 import { InvalidInput } from "../domain/Errors.ts"
 
 // "PgConnection: Failed to connect: connect ECONNREFUSED 127.0.0.1:5432": each cause's message, once.
@@ -23,6 +24,8 @@ export const SERVICE_STOPPED = "Animal Store stopped"
 /** What went wrong, in one line. */
 export const message = (cause: Cause.Cause<unknown>): string => {
   const error = Cause.squash(cause)
+  const peer = MissingPeer.missingPeerIn(error)
+  if (peer !== undefined) return MissingPeer.hint(peer)
   return error instanceof Config.ConfigError && Schema.isSchemaError(error.cause)
     ? `invalid configuration: ${InvalidInput.fromIssue(error.cause.issue).message}`
     : causeChain(error) ?? Cause.pretty(cause)

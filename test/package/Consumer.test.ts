@@ -1,14 +1,16 @@
 import { describe, expect, it } from "@effect/vitest"
-import { execFileSync } from "node:child_process"
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { execFileSync, spawn, spawnSync } from "node:child_process"
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { freePort } from "../e2e/ServiceProcess.ts"
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
 const fixture = join(repo, "test", "package", "consumer")
 const node = process.execPath
 const own = JSON.parse(readFileSync(join(repo, "package.json"), "utf8")) as {
+  readonly version: string
   readonly devDependencies: Record<string, string>
 }
 
@@ -27,6 +29,50 @@ const run = (command: string, args: ReadonlyArray<string>, cwd: string): string 
   }
 }
 
+/**
+ * The installed package's one bin, `animal-store ...args`, in `project` with only `env`
+ * (and a PATH whose `node` is ours): its exit code and output, whatever the code.
+ */
+const bin = (project: string, args: ReadonlyArray<string>, env: Record<string, string> = {}) => {
+  const result = spawnSync(join(project, "node_modules", ".bin", "animal-store"), args, {
+    cwd: project,
+    encoding: "utf8",
+    timeout: 60_000,
+    env: { PATH: `${dirname(node)}:${process.env["PATH"] ?? ""}`, HOME: process.env["HOME"] ?? "", ...env }
+  })
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr }
+}
+
+/** `animal-store serve` in `project` until it logs "ready"; its GET of `path` with `key`, then its exit after SIGTERM. */
+const serveOnce = (project: string, env: Record<string, string>, path: string, key: string) =>
+  new Promise<{ readonly status: number; readonly code: number | null; readonly output: string }>((resolve, reject) => {
+    const child = spawn(join(project, "node_modules", ".bin", "animal-store"), ["serve"], {
+      cwd: project,
+      env: { PATH: `${dirname(node)}:${process.env["PATH"] ?? ""}`, HOME: process.env["HOME"] ?? "", ...env }
+    })
+    let output = ""
+    let status = 0
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000)
+    child.stderr.on("data", (chunk) => output += chunk)
+    child.stdout.on("data", (chunk) => {
+      output += chunk
+      if (status === 0 && output.includes('"msg":"ready"')) {
+        status = -1
+        fetch(`http://127.0.0.1:${env["PORT"]}${path}`, { headers: { authorization: `Bearer ${key}` } }).then(
+          (answer) => {
+            status = answer.status
+            child.kill("SIGTERM")
+          },
+          reject
+        )
+      }
+    })
+    child.once("close", (code) => {
+      clearTimeout(timer)
+      resolve({ status, code, output })
+    })
+  })
+
 /** The package packed into `project`; its file name. */
 const packInto = (project: string): string =>
   run("npm", ["pack", "--silent", "--json=false", "--pack-destination", project], repo).trim().split("\n").pop()!
@@ -37,7 +83,7 @@ const embeddingExamples = (): Array<string> => {
 }
 
 describe("the packed package in a consumer project outside the repo", () => {
-  it("installs from the tarball, typechecks with declarations (every client method too), and runs the three embedding uses", () => {
+  it("installs from the tarball, typechecks with declarations (every client method too), runs the three embedding uses, and its bin", async () => {
     const project = mkdtempSync(join(tmpdir(), "animal-store-consumer-"))
     try {
       const tarball = packInto(project)
@@ -73,6 +119,38 @@ describe("the packed package in a consumer project outside the repo", () => {
       expect(output).toContain("1 domain + memory adapter: ok")
       expect(output).toContain("2 API mounted beside the host's routes: ok")
       expect(output).toContain("3 typed client, with a typed 404: ok")
+
+      // The one bin, animal-store: its subcommands, each with its help.
+      const help = bin(project, ["--help"])
+      expect(help.code, help.stderr).toBe(0)
+      for (const name of ["serve", "migrate", "keys", "webhooks"]) {
+        expect(help.stdout).toMatch(new RegExp(`^\\s+${name}\\s{2,}\\S`, "m"))
+        const subcommand = bin(project, [name, "--help"])
+        expect(subcommand.code, subcommand.stderr).toBe(0)
+        expect(subcommand.stdout).toContain(`animal-store ${name}`)
+      }
+      expect(bin(project, ["--version"]).stdout.trim()).toBe(`animal-store v${own.version}`)
+      // Each program on a new data directory, then the service with the key the command made.
+      const store = { STORE: "embedded", DATA_DIR: join(project, "data") }
+      const migrated = bin(project, ["migrate", "apply"], store)
+      expect(migrated.code, migrated.stderr).toBe(0)
+      expect(migrated.stdout).toMatch(/^Applied 0001_create_pets$/m)
+      const created = bin(project, ["keys", "create", "--name", "consumer"], store)
+      expect(created.code, created.stderr).toBe(0)
+      const key = created.stdout.trim()
+      expect(key).toMatch(/^as_[0-9a-f]{12}_/)
+      expect(bin(project, ["webhooks", "list"], store).stdout.trim()).toBe("ID  URL  TYPES  CREATED  STATE")
+      const served = await serveOnce(project, { ...store, PORT: String(await freePort()), MIGRATE: "off" }, "/v1/pets", key)
+      expect(served.status, served.output).toBe(200)
+      expect(served.code, served.output).toBe(0)
+      // A missing optional peer: the one line of the library's hint, for the program that needs it.
+      renameSync(join(project, "node_modules", "@effect", "sql-pg"), join(project, "sql-pg-aside"))
+      const missing = bin(project, ["keys", "list"], store)
+      expect(missing.code).toBe(1)
+      expect(missing.stderr).toBe(
+        "animal-store keys: the package @effect/sql-pg is not installed (an optional peer dependency of animal-store); " +
+          "install it: npm install @effect/sql-pg\n"
+      )
     } finally {
       rmSync(project, { recursive: true, force: true })
     }
@@ -110,6 +188,14 @@ describe("the packed package in a consumer project outside the repo", () => {
       )
       expect(() => run(node, ["--input-type=module", "-e", "await import('animal-store/postgres')"], project)).toThrow(
         "npm install @effect/sql-pg"
+      )
+      // The bin needs @effect/platform-node for anything, --help included, and says so in one line.
+      const help = bin(project, ["--help"])
+      expect(help.code).toBe(1)
+      expect(help.stdout).toBe("")
+      expect(help.stderr).toBe(
+        "animal-store: the package @effect/platform-node is not installed (an optional peer dependency of animal-store); " +
+          "install it: npm install @effect/platform-node\n"
       )
     } finally {
       rmSync(project, { recursive: true, force: true })

@@ -7,13 +7,10 @@
  * package to install, not with a resolution error from deep inside.
  */
 import type * as SqlPgModule from "@effect/sql-pg"
+import { missingPeer } from "../process/MissingPeer.ts"
 
 /** The error of an entry point whose optional peer dependency is not installed. */
-export const missingPeer = (entry: string, name: string, cause?: unknown): Error =>
-  new Error(
-    `${entry}: the package ${name} is not installed (an optional peer dependency of animal-store); install it: npm install ${name}`,
-    { cause }
-  )
+export { missingPeer }
 
 const isNotFound = (error: unknown): boolean =>
   typeof error === "object" && error !== null && "code" in error && error.code === "ERR_MODULE_NOT_FOUND"
