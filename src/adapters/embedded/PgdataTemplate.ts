@@ -8,8 +8,10 @@
  *
  * The file is made for one PGlite version and named after it; when there is
  * none for the installed version, PGlite runs initdb as before. Make it with
- * `node scripts/pgdataTemplate.ts [directory]` (by default next to this module;
- * a build copies it next to the compiled module).
+ * `node scripts/pgdataTemplate.ts [directory]` (by default next to this module).
+ * The service's bundle copies it next to its chunks; the library's package does
+ * not carry it (a host of the memory store never uses it): embedders of this
+ * store install it as the package `animal-store-pgdata` (packages/pgdata/).
  */
 import { PGlite } from "@electric-sql/pglite"
 import * as Fs from "node:fs"
@@ -24,8 +26,26 @@ const pgliteVersion: string = JSON.parse(
 
 const fileName = `pgdata-pglite-${pgliteVersion}.tar.br`
 
-/** Where the template for the installed PGlite is looked for. */
+/** Where the template for the installed PGlite is looked for first, and written by default. */
 export const file: string = fileURLToPath(new URL(fileName, import.meta.url))
+
+/** The package that carries the template to the library's embedders, an optional peer dependency. */
+export const packageName = "animal-store-pgdata"
+
+/**
+ * The template for the installed PGlite: next to this module (the repository, the
+ * service's bundle), else in {@link packageName} when the host installed it; `undefined`
+ * when neither has one, and PGlite runs initdb.
+ */
+export const located = (): string | undefined => {
+  if (Fs.existsSync(file)) return file
+  try {
+    const path = fileURLToPath(import.meta.resolve(`${packageName}/${fileName}`))
+    return Fs.existsSync(path) ? path : undefined
+  } catch {
+    return undefined
+  }
+}
 
 /** PGlite's mark of an initialised data directory; restored last, so a restore cut short is redone. */
 const versionFile = "PG_VERSION"

@@ -4,9 +4,10 @@
  * SQL runs on one core while HTTP runs on another.
  *
  * An empty data directory is filled from the {@link PgdataTemplate} when
- * there is one. The thread reports `Ready` (or `Failed`) once PGlite is open,
- * then serves exchanges over the {@link ExchangeChannel} until asked to close,
- * closes PGlite (a shutdown checkpoint), answers the close and ends.
+ * there is one (next to the module, or in the animal-store-pgdata package).
+ * The thread reports `Ready` (or `Failed`) once PGlite is open, then serves
+ * exchanges over the {@link ExchangeChannel} until asked to close, closes
+ * PGlite (a shutdown checkpoint), answers the close and ends.
  */
 import { PGlite } from "@electric-sql/pglite"
 import * as Fs from "node:fs"
@@ -57,9 +58,8 @@ const reportedLines = 10
  * path inside PGlite's file system replaced by the real one.
  */
 const open = async (): Promise<PGlite> => {
-  if (!PgdataTemplate.initialised(dataDir) && Fs.existsSync(PgdataTemplate.file)) {
-    PgdataTemplate.restore(Fs.readFileSync(PgdataTemplate.file), dataDir)
-  }
+  const template = PgdataTemplate.initialised(dataDir) ? undefined : PgdataTemplate.located()
+  if (template !== undefined) PgdataTemplate.restore(Fs.readFileSync(template), dataDir)
   const said: Array<string> = []
   let starting = true
   const onStderr = (line: string): boolean => {
