@@ -416,12 +416,13 @@ export interface PetJson {
   readonly name: string
   readonly categoryId: number
   readonly status?: "available" | "pending" | "sold"
+  readonly version: number
 }
 
 export const isPet = (value: unknown): value is PetJson =>
   typeof value === "object" && value !== null &&
   typeof (value as PetJson).id === "number" && typeof (value as PetJson).name === "string" &&
-  typeof (value as PetJson).categoryId === "number"
+  typeof (value as PetJson).categoryId === "number" && typeof (value as PetJson).version === "number"
 
 export const STATUSES = ["available", "pending", "sold"] as const
 

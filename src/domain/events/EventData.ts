@@ -10,11 +10,14 @@ import { parseInt64Json } from "../Int64Json.ts"
  */
 export type EventData = bigint | string | boolean | null | ReadonlyArray<EventData> | { readonly [key: string]: EventData }
 
-/** A pet as the API writes it (PetsApi's `Pet`): the same keys, in the same order. */
+/**
+ * A pet as the API writes it (PetsApi's `Pet`): the same keys, in the same order, its
+ * `version` (the ETag's) included.
+ */
 export const petData = (pet: Pet): EventData =>
   pet.status === undefined
-    ? { id: pet.id, name: pet.name, categoryId: pet.categoryId }
-    : { id: pet.id, name: pet.name, categoryId: pet.categoryId, status: pet.status }
+    ? { id: pet.id, name: pet.name, categoryId: pet.categoryId, version: BigInt(pet.version) }
+    : { id: pet.id, name: pet.name, categoryId: pet.categoryId, status: pet.status, version: BigInt(pet.version) }
 
 /**
  * A `pet.updated` event's data: the pet after the change, as {@link petData} writes it,

@@ -44,7 +44,7 @@ describe("POST /v1/pets (createPet)", () => {
     expect(result.status).toBe(201)
     expect(result.headers.get("content-type")).toBe("application/json")
     expect(result.headers.get("location")).toBe("/v1/pets/1")
-    expect(result.text).toBe(`{"id":1,"name":"Rex","categoryId":7,"status":"available"}`)
+    expect(result.text).toBe(`{"id":1,"name":"Rex","categoryId":7,"status":"available","version":1}`)
     const fetched = await server.call("GET", "/v1/pets/1", { headers: AUTH })
     expect(fetched.status).toBe(200)
     expect(fetched.text).toBe(result.text)
@@ -71,18 +71,18 @@ describe("POST /v1/pets (createPet)", () => {
     const server = freshServer()
     const result = await post(server, body({ name: "Tom", categoryId: 3 }))
     expect(result.status).toBe(201)
-    expect(result.text).toBe(`{"id":1,"name":"Tom","categoryId":3}`)
+    expect(result.text).toBe(`{"id":1,"name":"Tom","categoryId":3,"version":1}`)
     expect(Object.keys(result.json as object)).not.toContain("status")
     const fetched = await server.call("GET", "/v1/pets/1", { headers: AUTH })
-    expect(fetched.text).toBe(`{"id":1,"name":"Tom","categoryId":3}`)
-    expect(await listAll(server)).toBe(`[{"id":1,"name":"Tom","categoryId":3}]`)
+    expect(fetched.text).toBe(`{"id":1,"name":"Tom","categoryId":3,"version":1}`)
+    expect(await listAll(server)).toBe(`[{"id":1,"name":"Tom","categoryId":3,"version":1}]`)
   })
 
   it("ignores a client-supplied id (and other unknown keys)", async () => {
     const server = freshServer()
     const result = await post(server, body({ id: 99, name: "Rex", categoryId: 1, colour: "brown" }))
     expect(result.status).toBe(201)
-    expect(result.text).toBe(`{"id":1,"name":"Rex","categoryId":1}`)
+    expect(result.text).toBe(`{"id":1,"name":"Rex","categoryId":1,"version":1}`)
     expect(result.headers.get("location")).toBe("/v1/pets/1")
     expectError(await server.call("GET", "/v1/pets/99", { headers: AUTH }), 404, "not_found")
     const second = await post(server, body({ id: 1, name: "Tom", categoryId: 1 }))
@@ -149,10 +149,10 @@ describe("POST /v1/pets (createPet)", () => {
         const server = freshServer()
         const result = await post(server, rawBody(`"Rex"`, digits))
         expect(result.status).toBe(201)
-        expect(result.text).toBe(`{"id":1,"name":"Rex","categoryId":${digits}}`)
+        expect(result.text).toBe(`{"id":1,"name":"Rex","categoryId":${digits},"version":1}`)
         const fetched = await server.call("GET", "/v1/pets/1", { headers: AUTH })
-        expect(fetched.text).toBe(`{"id":1,"name":"Rex","categoryId":${digits}}`)
-        expect(await listAll(server)).toBe(`[{"id":1,"name":"Rex","categoryId":${digits}}]`)
+        expect(fetched.text).toBe(`{"id":1,"name":"Rex","categoryId":${digits},"version":1}`)
+        expect(await listAll(server)).toBe(`[{"id":1,"name":"Rex","categoryId":${digits},"version":1}]`)
       }
     )
 
@@ -209,7 +209,7 @@ describe("POST /v1/pets (createPet)", () => {
       const server = freshServer()
       const result = await post(server, withValues(MAX_BODY_VALUES))
       expect(result.status).toBe(201)
-      expect(result.text).toBe(`{"id":1,"name":"Rex","categoryId":1}`)
+      expect(result.text).toBe(`{"id":1,"name":"Rex","categoryId":1,"version":1}`)
     })
 
     it("counts values, not the brackets and commas inside strings, and an empty container as one", async () => {
@@ -241,7 +241,7 @@ describe("POST /v1/pets (createPet)", () => {
         "content-type": "application/json; charset=utf-8"
       })
       expect(result.status).toBe(201)
-      expect(result.text).toBe(`{"id":1,"name":"Rex","categoryId":1}`)
+      expect(result.text).toBe(`{"id":1,"name":"Rex","categoryId":1,"version":1}`)
     })
 
     it("refuses text/plain with 415 unsupported_media_type", async () => {
@@ -291,7 +291,7 @@ describe("POST /v1/pets (createPet)", () => {
       expect(new TextEncoder().encode(payload).byteLength).toBeLessThanOrEqual(MAX_BODY_BYTES)
       const result = await post(server, payload)
       expect(result.status).toBe(201)
-      expect(result.text).toBe(`{"id":1,"name":"${name}","categoryId":-9223372036854775808,"status":"available"}`)
+      expect(result.text).toBe(`{"id":1,"name":"${name}","categoryId":-9223372036854775808,"status":"available","version":1}`)
     })
 
     it(`accepts a valid body of exactly ${MAX_BODY_BYTES} bytes`, async () => {
@@ -300,7 +300,7 @@ describe("POST /v1/pets (createPet)", () => {
       expect(new TextEncoder().encode(payload).byteLength).toBe(MAX_BODY_BYTES)
       const result = await post(server, payload)
       expect(result.status).toBe(201)
-      expect(result.text).toBe(`{"id":1,"name":"Rex","categoryId":1}`)
+      expect(result.text).toBe(`{"id":1,"name":"Rex","categoryId":1,"version":1}`)
     })
 
     it(`refuses ${MAX_BODY_BYTES + 1} bytes with 413 payload_too_large`, async () => {

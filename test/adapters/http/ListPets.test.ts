@@ -66,9 +66,9 @@ describe("GET /v1/pets (listPets)", () => {
     expect(result.status).toBe(200)
     expect(result.text).toBe(
       "[" +
-        `{"id":1,"name":"Rex","categoryId":7,"status":"available"},` +
-        `{"id":2,"name":"Tom","categoryId":8},` +
-        `{"id":3,"name":"Kit","categoryId":9,"status":"sold"}` +
+        `{"id":1,"name":"Rex","categoryId":7,"status":"available","version":1},` +
+        `{"id":2,"name":"Tom","categoryId":8,"version":1},` +
+        `{"id":3,"name":"Kit","categoryId":9,"status":"sold","version":1}` +
         "]"
     )
     expect(result.headers.get("link")).toBeNull()

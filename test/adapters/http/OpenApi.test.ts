@@ -247,15 +247,19 @@ describe("OpenAPI document (GET /v1/openapi.json)", () => {
       expectPetStatusRef({ $ref: "#/components/schemas/PetStatus" })
     })
 
-    it("Pet has int64 id and categoryId, a string name and a PetStatus status; id, name, categoryId required", () => {
+    it("Pet has int64 id and categoryId, a string name, a PetStatus status and an integer version, the ETag's; all but status required", () => {
       const pet = resolve({ $ref: "#/components/schemas/Pet" })
       expect(pet["type"]).toBe("object")
-      expect(Object.keys(pet["properties"]).sort()).toEqual(["categoryId", "id", "name", "status"])
+      expect(Object.keys(pet["properties"]).sort()).toEqual(["categoryId", "id", "name", "status", "version"])
       expectInt64(pet["properties"]["id"])
       expectInt64(pet["properties"]["categoryId"])
       expect(resolve(pet["properties"]["name"])["type"]).toBe("string")
       expectPetStatusRef(pet["properties"]["status"])
-      expect([...pet["required"]].sort()).toEqual(["categoryId", "id", "name"])
+      expect(pet["properties"]["version"]).toMatchObject({ type: "integer", minimum: 1 })
+      expect(pet["properties"]["version"]["description"]).toContain("ETag")
+      expect([...pet["required"]].sort()).toEqual(["categoryId", "id", "name", "version"])
+      // pet.* events carry the pet as the API writes it, version included; `changed` never names it.
+      expect(resolve({ $ref: "#/components/schemas/PetChange" })["properties"]["version"]).toEqual(pet["properties"]["version"])
     })
 
     it("NewPet has an int64 categoryId, a string name and a PetStatus status; required exactly name and categoryId", () => {

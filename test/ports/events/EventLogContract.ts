@@ -113,6 +113,7 @@ export const eventLogContract = (
         const placed = yield* orders.place(created.id)
         const pending = yield* pets.get(created.id)
         const approved = yield* orders.transition(placed.id, "approve")
+        const afterApproval = yield* pets.get(created.id)
         const delivered = yield* orders.transition(placed.id, "deliver")
         const sold = yield* pets.get(created.id)
         const events = yield* readAll(after)
@@ -128,6 +129,12 @@ export const eventLogContract = (
         ])
         assert.strictEqual(pending.status, "pending")
         assert.strictEqual(sold.status, "sold")
+        // Each pet event carries the pet's version, its ETag's. The approval changed nothing of
+        // the pet, its version included: the pet.updated before it still holds what a GET answered.
+        assert.deepStrictEqual(events.filter((event) => event.type.startsWith("pet.")).map((event) => (event.data as { version: bigint }).version), [1n, 2n, 3n])
+        assert.deepStrictEqual(afterApproval, pending)
+        const { changed: _, ...pendingData } = events[2]!.data as { readonly [key: string]: EventData }
+        assert.strictEqual(eventDataText(pendingData), petJson(afterApproval))
         assert.deepStrictEqual((events[0]!.data as { categoryId: bigint }).categoryId, 9_007_199_254_740_993n)
         assert.isTrue(isAscending(events.map((event) => event.id)))
         assert.isTrue(events[0]!.id > after)

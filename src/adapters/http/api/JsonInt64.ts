@@ -41,21 +41,32 @@ export const jsonInt64 = <S extends Schema.Codec<bigint, bigint>>(domain: S) =>
     )
   )
 
+/** What the document says of a {@link jsonInt} field besides `type: integer`. */
+export interface JsonIntDocumentation {
+  readonly description?: string | undefined
+  readonly minimum?: number | undefined
+}
+
 // The same wire value, documented as a plain JSON integer: what a number field is.
-const WireInt = Schema.declare(isWireInt64, {
-  expected: "an integer",
-  toCodecJson: () => undefined,
-  toCodecStringTree: () => undefined
-}).check(Schema.makeFilter(() => true, { toJsonSchema: () => ({ type: "integer" }) }))
+const wireInt = ({ description, minimum }: JsonIntDocumentation) =>
+  Schema.declare(isWireInt64, {
+    expected: "an integer",
+    toCodecJson: () => undefined,
+    toCodecStringTree: () => undefined,
+    ...(description === undefined ? {} : { description })
+  }).check(Schema.makeFilter(() => true, {
+    toJsonSchema: () => (minimum === undefined ? { type: "integer" } : { type: "integer", minimum })
+  }))
 
 /**
  * Wraps a number domain schema (a count, a status code, a version) for a lossless JSON
  * body, whose reader makes every integer a bigint: a bare JSON integer, decoded to a
  * number (the domain schema then refuses one past 2^53 as it refuses any unsafe integer),
- * encoded with `JSON.rawJSON`.
+ * encoded with `JSON.rawJSON`. The document shows the wire side: its description and
+ * minimum are given here.
  */
-export const jsonInt = <S extends Schema.Codec<number, number>>(domain: S) =>
-  WireInt.pipe(
+export const jsonInt = <S extends Schema.Codec<number, number>>(domain: S, documentation: JsonIntDocumentation = {}) =>
+  wireInt(documentation).pipe(
     Schema.decodeTo(
       domain,
       SchemaTransformation.transform({

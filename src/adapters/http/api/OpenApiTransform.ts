@@ -55,7 +55,7 @@ const ETAG_HEADER = {
 const INT64 = { type: "integer", format: "int64" } as const
 
 // One example per body schema, each valid against its schema (the linters check that).
-const PET_EXAMPLE = { id: 1, name: "Rex", categoryId: 9, status: "available" }
+const PET_EXAMPLE = { id: 1, name: "Rex", categoryId: 9, status: "available", version: 1 }
 const ORDER_EXAMPLE = {
   id: 1,
   petId: 1,

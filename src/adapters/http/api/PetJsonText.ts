@@ -9,7 +9,7 @@ import type { Pet } from "../../../domain/pets/Pet.ts"
 export const petJson = (pet: Pet): string =>
   `{"id":${pet.id},"name":${JSON.stringify(pet.name)},"categoryId":${pet.categoryId}${
     pet.status === undefined ? "" : `,"status":"${pet.status}"`
-  }}`
+  },"version":${pet.version}}`
 
 /** A page of pets as `PetsJson` writes it. */
 export const petsJson = (pets: ReadonlyArray<Pet>): string => `[${pets.map(petJson).join(",")}]`

@@ -5,6 +5,7 @@ import { PetId } from "../../../domain/pets/PetId.ts"
 import { PetName } from "../../../domain/pets/PetName.ts"
 import { PET_PATCH_FIELDS } from "../../../domain/pets/PetPatch.ts"
 import { PetStatus } from "../../../domain/pets/PetStatus.ts"
+import { PetVersion } from "../../../domain/pets/PetVersion.ts"
 import {
   Gone,
   IdempotencyKeyInUse,
@@ -22,18 +23,26 @@ import {
 import { Authorization } from "./Authorization.ts"
 import { IDEMPOTENCY_DESCRIPTION, IdempotencyKeyHeaders } from "./IdempotencyKeyHeader.ts"
 import { JsonContentType, MERGE_PATCH_MEDIA_TYPE } from "./JsonContentType.ts"
-import { jsonInt64, LosslessJsonBody } from "./JsonInt64.ts"
+import { jsonInt, jsonInt64, LosslessJsonBody } from "./JsonInt64.ts"
 import { CursorParam, LimitParam, PetIdParam } from "./PathAndQuery.ts"
 import { IfMatchHeaders } from "./PetEntityTag.ts"
 import { RequestValidation } from "./RequestValidation.ts"
 import { WriteScope } from "./WriteScope.ts"
 
-/** A pet on the wire: int64 fields are bare JSON integers with every digit. */
+/**
+ * A pet on the wire: int64 fields are bare JSON integers with every digit; `version` is
+ * what its `ETag` carries, so that a listed pet's ETag is known without reading it alone.
+ */
 export const PetJson = Schema.Struct({
   id: jsonInt64(PetId),
   name: PetName,
   categoryId: jsonInt64(CategoryId),
-  status: Schema.optionalKey(PetStatus)
+  status: Schema.optionalKey(PetStatus),
+  version: jsonInt(PetVersion, {
+    minimum: 1,
+    description: "The pet's version: 1 at creation, one more with every change of the pet. Its `ETag` is " +
+      "`\"<version>\"` (version 3: `\"3\"`), what `If-Match` takes to change it only if it is unchanged."
+  })
 }).annotate({ identifier: "Pet" })
 
 /** A page of pets. */

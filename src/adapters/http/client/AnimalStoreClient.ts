@@ -10,6 +10,7 @@ import { Api } from "../api/Api.ts"
 import { InvalidRequest } from "../api/ApiErrors.ts"
 import type { EventJson } from "../api/EventsApi.ts"
 import { CursorParam, DeliveryCursorParam, OrderCursorParam } from "../api/PathAndQuery.ts"
+import { etagOf } from "../api/PetEntityTag.ts"
 import type { NewPetJson, PetJson, PetPatchFieldsJson } from "../api/PetsApi.ts"
 import type { InventoryJson, NewOrderJson, OrderJson } from "../api/StoreApi.ts"
 import type {
@@ -46,8 +47,14 @@ export type ClientError<Op extends Operation> =
 
 type QueryOf<Op extends Operation> = HttpApiEndpoint.Query<HttpApiEndpoint.WithIdentifier<Endpoints, Op>>["Type"]
 
-/** A pet as the API answers it. */
+/** A pet as the API answers it, its `version` included: {@link petETag} is its `ETag`. */
 export interface PetBody extends Schema.Schema.Type<typeof PetJson> {}
+
+/**
+ * The `ETag` of a pet as any operation answers it (a listed one too): `"<version>"`, what
+ * `ifMatch` takes to change the pet only if it is still that version.
+ */
+export const petETag = (pet: Pick<PetBody, "version">): string => etagOf(pet.version)
 /** The body of `createPet`. */
 export interface NewPetBody extends Schema.Schema.Type<typeof NewPetJson> {}
 /** The body of `updatePet`: a JSON Merge Patch; `status: null` removes the status. */
@@ -119,7 +126,10 @@ export interface UpdatedPet {
   readonly etag: string
 }
 
-/** Options of the changes to a pet: with `ifMatch` (an `ETag`), a pet changed since fails with `PreconditionFailed`. */
+/**
+ * Options of the changes to a pet: with `ifMatch` (an `ETag`: a create's or update's
+ * `etag`, or {@link petETag} of any pet read), a pet changed since fails with `PreconditionFailed`.
+ */
 export interface ChangeOptions {
   readonly ifMatch?: string | undefined
 }

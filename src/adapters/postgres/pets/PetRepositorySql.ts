@@ -133,7 +133,8 @@ export const make = (options: Options) =>
                  recorded AS (
                    INSERT INTO events_pending (type, data, trace_parent)
                    SELECT 'pet.created', json_strip_nulls(json_build_object(
-                     'id', id, 'name', name, 'categoryId', category_id, 'status', status)), ${traceParent}
+                     'id', id, 'name', name, 'categoryId', category_id, 'status', status, 'version', version)),
+                   ${traceParent}
                    FROM inserted)
             SELECT ${sql.literal(PET_COLUMNS)} FROM inserted`
       )

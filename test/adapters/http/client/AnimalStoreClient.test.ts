@@ -5,7 +5,7 @@ import { FetchHttpClient, HttpRouter, HttpServer } from "effect/http"
 import { createServer } from "node:http"
 import { inspect } from "node:util"
 import * as ApiKeysStatic from "../../../../src/adapters/apikeys/ApiKeysStatic.ts"
-import { AnimalStoreClient } from "../../../../src/adapters/http/client/AnimalStoreClient.ts"
+import { AnimalStoreClient, type PetBody, petETag } from "../../../../src/adapters/http/client/AnimalStoreClient.ts"
 import * as HttpApp from "../../../../src/adapters/http/server/HttpApp.ts"
 import * as StoreMemory from "../../../../src/adapters/memory/StoreMemory.ts"
 import { EventId } from "../../../../src/domain/events/EventId.ts"
@@ -14,6 +14,7 @@ import { PetId } from "../../../../src/domain/pets/PetId.ts"
 import { IdempotencyKey } from "../../../../src/domain/idempotency/IdempotencyKey.ts"
 import { OrderId } from "../../../../src/domain/orders/OrderId.ts"
 import { PetName } from "../../../../src/domain/pets/PetName.ts"
+import { PetVersion } from "../../../../src/domain/pets/PetVersion.ts"
 import { WebhookId } from "../../../../src/domain/webhooks/WebhookId.ts"
 import { WebhookRepository } from "../../../../src/ports/webhooks/WebhookRepository.ts"
 import { startReceiver, verified } from "../../../e2e/WebhookReceiver.ts"
@@ -207,6 +208,50 @@ layer(Server)("AnimalStoreClient against the real server", (it) => {
       assert.strictEqual(after.available, before.available + 1)
     }))
 
+  it.effect("every pet answered carries its version, whose petETag is the pet's ETag", () =>
+    Effect.gen(function*() {
+      const client = yield* clientWith(KEY)
+      const created = yield* client.createPet(available("Versioned"))
+      assert.strictEqual(created.pet.version, 1)
+      assert.strictEqual(petETag(created.pet), created.etag)
+      const updated = yield* client.updatePet(created.pet.id, { name: PetName.make("Versioned II") })
+      assert.strictEqual(updated.pet.version, 2)
+      assert.strictEqual(petETag(updated.pet), updated.etag)
+      assert.deepStrictEqual(yield* client.getPet(created.pet.id), updated.pet)
+      const listed = (yield* client.listPets({ limit: 100 })).pets.find((pet) => pet.id === created.pet.id)
+      assert.deepStrictEqual(listed, updated.pet)
+    }))
+
+  it.effect("read-modify-write from a list: a listed pet's petETag is the If-Match of its update, with neither getPet nor raw", () =>
+    Effect.gen(function*() {
+      const client = yield* clientWith(KEY)
+      const { pet } = yield* client.createPet(available("Listed", 5n))
+      // Every page, as a client that holds no id would read the list.
+      const read = Effect.gen(function*() {
+        const found: Array<PetBody> = []
+        let page = yield* client.listPets({ status: "available", limit: 5 })
+        while (true) {
+          found.push(...page.pets.filter((each) => each.id === pet.id))
+          if (page.next === undefined) break
+          page = yield* client.listPets({ status: "available", limit: 5, cursor: page.next })
+        }
+        assert.lengthOf(found, 1)
+        return found[0]!
+      })
+      const first = yield* read
+      const renamed = yield* client.updatePet(first.id, { name: PetName.make(`${first.name} II`) }, { ifMatch: petETag(first) })
+      assert.strictEqual(renamed.pet.name, "Listed II")
+      // What was read before that change no longer names the pet: the change is refused, nothing moves.
+      const stale = yield* Effect.flip(client.updatePet(first.id, { categoryId: CategoryId.make(6n) }, { ifMatch: petETag(first) }))
+      assert.strictEqual(stale._tag, "PreconditionFailed")
+      // Read again, modify, write.
+      const second = yield* read
+      assert.deepStrictEqual(second, renamed.pet)
+      const moved = yield* client.updatePet(second.id, { categoryId: CategoryId.make(second.categoryId + 1n) }, { ifMatch: petETag(second) })
+      assert.strictEqual(moved.pet.categoryId, 6n)
+      assert.strictEqual(moved.pet.version, second.version + 1)
+    }))
+
   it.effect("updatePet patches with an optional ifMatch; deletePet retires; stale tags and open orders are typed errors", () =>
     Effect.gen(function*() {
       const client = yield* clientWith(KEY)
@@ -215,7 +260,12 @@ layer(Server)("AnimalStoreClient against the real server", (it) => {
         ifMatch: created.etag
       })
       assertPlain(updated, ["pet", "etag"])
-      assert.deepStrictEqual(updated.pet, { id: created.pet.id, name: PetName.make("Patched"), categoryId: CategoryId.make(9007199254740993n) })
+      assert.deepStrictEqual(updated.pet, {
+        id: created.pet.id,
+        name: PetName.make("Patched"),
+        categoryId: CategoryId.make(9007199254740993n),
+        version: PetVersion.make(2)
+      })
       assert.notStrictEqual(updated.etag, created.etag)
       const stale = yield* Effect.flip(client.updatePet(created.pet.id, { name: PetName.make("Late") }, { ifMatch: created.etag }))
       assert.strictEqual(stale._tag, "PreconditionFailed")
