@@ -1,10 +1,11 @@
 /**
  * PostgreSQL housekeeping for the benchmarks, through node-postgres: throwaway
- * databases (created, then dropped with FORCE), and seeding pets straight in SQL with
- * generate_series. Talks to 127.0.0.1 only.
+ * databases (created, then dropped with FORCE), seeding pets straight in SQL with
+ * generate_series, and the CPU time of one database's backends. Talks to 127.0.0.1 only.
  */
 import { connect } from "node:net"
 import pg from "pg"
+import { cpuMillisOf } from "./lib.ts"
 
 /** Whether the server at `url` is on this machine and listening; if not, why. */
 export const checkPgServer = async (url: string): Promise<{ readonly ok: true } | { readonly ok: false; readonly why: string }> => {
@@ -82,3 +83,28 @@ export const seedPets = (url: string, count: number): Promise<{ readonly idMin: 
     }
     return { idMin: Number(row.min), idMax: Number(row.max) }
   })
+
+/** Process ids of the server's backends connected to database `name` (pg_stat_activity). */
+export const backendPids = (adminUrl: string, name: string): Promise<ReadonlyArray<number>> =>
+  withClient(adminUrl, async (client) =>
+    (await client.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = $1", [name])).rows.map((row) =>
+      row.pid
+    ))
+
+/**
+ * CPU time of the backends serving database `name`, from now: `took()` answers the
+ * milliseconds they used since, a backend that connected meanwhile counted from its
+ * start (one that disconnected meanwhile is lost). The other databases' backends, and
+ * the server's shared processes, are left out: other work on the same server does not
+ * count.
+ */
+export const databaseCpu = async (adminUrl: string, name: string): Promise<{ readonly took: () => Promise<number> }> => {
+  const before = new Map((await backendPids(adminUrl, name)).map((pid) => [pid, cpuMillisOf(pid) ?? 0]))
+  return {
+    took: async () => {
+      let total = 0
+      for (const pid of await backendPids(adminUrl, name)) total += (cpuMillisOf(pid) ?? 0) - (before.get(pid) ?? 0)
+      return total
+    }
+  }
+}

@@ -19,7 +19,12 @@
  *            embedded, postgres): it should cost about a get at any size
  *   memory   heap per 100k pets: memory adapter vs a plain Map
  *   hostile  cost of rejecting large/invalid bodies; /healthz latency under a 1 MiB flood
- *   sse      1,000 Server-Sent Events subscribers on one instance: the RSS they add (target < 100 MB)
+ *   sse      Server-Sent Events on one instance: 1,000 subscribers and the RSS they add (target
+ *            < 100 MB); creates/s with 1,000 open streams that read every event against none
+ *            (memory, postgres; target >= 0.5x), server CPU per create in both; 200 streams that
+ *            never read on a 200,000-event log (postgres, embedded; from event 0, and from its
+ *            end): RSS per stream against its bound, the kernel's TCP memory, list p50/p99 without
+ *            and with them (target p99 <= 2x). About 10-15 minutes on 2 shared cores
  *   outbox   issue 23's target (at most 15% slower): create + place + approve by 10 concurrent
  *            clients on PostgreSQL and embedded, the adapters' statements with and without the
  *            event insert (and the sequencer's wake), interleaved, with one subscription row;
@@ -316,7 +321,7 @@ const httpSectionRun = async () => {
 }
 
 const sseSectionRun = async () => {
-  output["sse"] = await sseSection({ report, work, apiKey: API_KEY })
+  output["sse"] = await sseSection({ report, work, apiKey: API_KEY, pgUrl: await usablePgUrl("sse") })
 }
 
 const webhooksSectionRun = async () => {
