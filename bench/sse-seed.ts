@@ -3,7 +3,8 @@
  * Migrates an empty database (PostgreSQL, or an embedded DATA_DIR that no service holds),
  * then writes `count` pets with generate_series (as inventory.ts and scale.ts seed) and,
  * for each, the `pet.created` event the service would have written for it: ids 1..count,
- * `data` the pet as the API writes it (petData: no `status` key when it has none), and
+ * `data` the pet as the API writes it, in the statement PetRepositorySql's create uses
+ * (petData: no `status` key when it has none, `version` last), and
  * the `events_id` sequence advanced past them, so that the next change is numbered
  * count + 1 by the EventSequencer. Then ANALYZEs both tables.
  *
@@ -46,7 +47,8 @@ const seed = Effect.gen(function*() {
              FROM generate_series(1, ${args.count}::int) AS i ORDER BY i`
   yield* sql`INSERT INTO events (id, type, occurred_at, data)
              SELECT id, 'pet.created', created_at,
-               json_strip_nulls(json_build_object('id', id, 'name', name, 'categoryId', category_id, 'status', status))
+               json_strip_nulls(json_build_object(
+                 'id', id, 'name', name, 'categoryId', category_id, 'status', status, 'version', version))
              FROM pets ORDER BY id`
   yield* sql`SELECT setval('events_id', (SELECT max(id) FROM events))`
   yield* sql`ANALYZE pets`
