@@ -33,7 +33,9 @@
  *            waited on
  *   webhooks create + place + approve over HTTP on PostgreSQL and embedded, without and with one
  *            webhook subscription (a local receiver answering 204): what the dispatcher costs the
- *            writes (both rounds write the outbox)
+ *            writes (both rounds write the outbox); idle CPU with 100 caught-up subscriptions
+ *            against none (target within 2x); 1,000 subscriptions and 20 creates: the time until
+ *            every subscription has every event, deliveries/s, first delivery by rank. About 5 minutes
  *   instructions
  *            instructions per request under valgrind's callgrind (repeatable within about 5%,
  *            unlike req/s on shared cores): Animal Store on memory and PostgreSQL vs the
