@@ -4,6 +4,7 @@ import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, renam
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
+import * as PgdataTemplate from "../../src/adapters/embedded/PgdataTemplate.ts"
 import { freePort } from "../e2e/ServiceProcess.ts"
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
@@ -11,6 +12,7 @@ const fixture = join(repo, "test", "package", "consumer")
 const node = process.execPath
 const own = JSON.parse(readFileSync(join(repo, "package.json"), "utf8")) as {
   readonly version: string
+  readonly peerDependencies: Record<string, string>
   readonly devDependencies: Record<string, string>
 }
 
@@ -73,9 +75,49 @@ const serveOnce = (project: string, env: Record<string, string>, path: string, k
     })
   })
 
-/** The package packed into `project`; its file name. */
-const packInto = (project: string): string =>
-  run("npm", ["pack", "--silent", "--json=false", "--pack-destination", project], repo).trim().split("\n").pop()!
+interface Packed {
+  readonly tarball: string
+  readonly files: ReadonlyArray<string>
+}
+
+/** The package in `dir` (the library by default) packed into `project`: its tarball's name and what it holds. */
+const packInto = (project: string, dir = repo): Packed => {
+  const [packed] = JSON.parse(run("npm", ["pack", "--json", "--pack-destination", project], dir)) as [{
+    readonly filename: string
+    readonly files: ReadonlyArray<{ readonly path: string }>
+  }]
+  return { tarball: packed.filename, files: packed.files.map((file) => file.path) }
+}
+
+/**
+ * What an installed package's source maps would fail to find: a `sourceMappingURL` naming a
+ * file the tarball lacks, and a map's source that is neither shipped nor in `sourcesContent`.
+ */
+const orphanMaps = (installed: string, files: ReadonlyArray<string>): Array<string> => {
+  const shipped = new Set(files)
+  return files.flatMap((file) => {
+    const text = readFileSync(join(installed, file), "utf8")
+    if (file.endsWith(".map")) {
+      const map = JSON.parse(text) as { readonly sources: ReadonlyArray<string>; readonly sourcesContent?: ReadonlyArray<unknown> }
+      return map.sources.flatMap((source, i) =>
+        shipped.has(join(dirname(file), source)) || typeof map.sourcesContent?.[i] === "string" ? [] : [`${file}: ${source}`]
+      )
+    }
+    const url = /^\/\/# sourceMappingURL=(\S+)$/m.exec(text)?.[1]
+    return url === undefined || shipped.has(join(dirname(file), url)) ? [] : [`${file}: ${url}`]
+  })
+}
+
+/** The system identifier that initdb chose for the data directory the template at `file` holds. */
+const templateIdentifier = (file: string): string => {
+  const dir = mkdtempSync(join(tmpdir(), "animal-store-template-"))
+  try {
+    PgdataTemplate.restore(readFileSync(file), dir)
+    return readFileSync(join(dir, "global", "pg_control")).readBigUInt64LE(0).toString()
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
 
 const embeddingExamples = (): Array<string> => {
   const guide = readFileSync(join(repo, "docs", "embedding.md"), "utf8")
@@ -86,13 +128,23 @@ describe("the packed package in a consumer project outside the repo", () => {
   it("installs from the tarball, typechecks with declarations (every client method too), runs the three embedding uses, and its bin", async () => {
     const project = mkdtempSync(join(tmpdir(), "animal-store-consumer-"))
     try {
-      const tarball = packInto(project)
+      const library = packInto(project)
+      const pgdata = packInto(project, join(repo, "packages", "pgdata"))
+      const templateFile = `pgdata-pglite-${own.devDependencies["@electric-sql/pglite"]}.tar.br`
+      // The library ships no data template (a memory-only host never uses it) and no source
+      // maps (they would point at src/, which it does not ship); the template is
+      // animal-store-pgdata's, released with the library's version.
+      expect(library.files.filter((file) => file.includes("pgdata") || file.endsWith(".map"))).toEqual([])
+      expect([...pgdata.files].sort()).toEqual(["LICENSE", "README.md", "package.json", templateFile])
+      expect(pgdata.tarball).toBe(`animal-store-pgdata-${own.version}.tgz`)
+      expect(own.peerDependencies["animal-store-pgdata"]).toBe(`^${own.version}`)
       writeFileSync(join(project, "package.json"), JSON.stringify({
         name: "animal-store-consumer",
         private: true,
         type: "module",
         dependencies: {
-          "animal-store": `file:./${tarball}`,
+          "animal-store": `file:./${library.tarball}`,
+          "animal-store-pgdata": `file:./${pgdata.tarball}`,
           "effect": own.devDependencies["effect"],
           "@effect/sql-pg": own.devDependencies["@effect/sql-pg"],
           "@electric-sql/pglite": own.devDependencies["@electric-sql/pglite"],
@@ -111,6 +163,7 @@ describe("the packed package in a consumer project outside the repo", () => {
       examples.forEach((code, i) => writeFileSync(join(project, `embedding-example-${i + 1}.ts`), code))
 
       run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--ignore-scripts"], project)
+      expect(orphanMaps(join(project, "node_modules", "animal-store"), library.files)).toEqual([])
       // Consumers import only the public entry points: no deep path resolves.
       expect(() => run(node, ["--input-type=module", "-e", "await import('animal-store/dist/domain/index.js')"], project))
         .toThrow()
@@ -119,6 +172,9 @@ describe("the packed package in a consumer project outside the repo", () => {
       expect(output).toContain("1 domain + memory adapter: ok")
       expect(output).toContain("2 API mounted beside the host's routes: ok")
       expect(output).toContain("3 typed client, with a typed 404: ok")
+      // Its empty directory was filled from animal-store-pgdata's template, not by initdb.
+      const identifier = templateIdentifier(join(project, "node_modules", "animal-store-pgdata", templateFile))
+      expect(output).toContain(`4 embedded store on an empty directory: ok, system identifier ${identifier}`)
 
       // The one bin, animal-store: its subcommands, each with its help.
       const help = bin(project, ["--help"])
@@ -159,7 +215,7 @@ describe("the packed package in a consumer project outside the repo", () => {
   it("installs light for the domain and the memory store: no store driver, and the embedded entry names what it needs", () => {
     const project = mkdtempSync(join(tmpdir(), "animal-store-light-"))
     try {
-      const tarball = packInto(project)
+      const { tarball } = packInto(project)
       writeFileSync(join(project, "package.json"), JSON.stringify({
         name: "animal-store-light-consumer",
         private: true,

@@ -1,17 +1,22 @@
 // A service that embeds Animal Store, written only against the package's public entry
 // points. The package test installs the packed tarball next to this file, typechecks and
-// runs it. docs/embedding.md shows the same three uses.
+// runs it. docs/embedding.md shows the same three uses; the fourth is the embedded store.
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { ApiKeysStatic } from "animal-store/apikeys"
 import { AnimalStoreClient } from "animal-store/client"
 import { CategoryId, NewPet, PetId, PetName } from "animal-store/domain"
+import { EmbeddedDatabase } from "animal-store/embedded"
 import { HttpApp } from "animal-store/http/server"
 import { PetRepositoryMemory, StoreMemory } from "animal-store/memory"
 import { PetRepository } from "animal-store/ports"
 import { Effect, Layer, Redacted } from "effect"
 import { FetchHttpClient, HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
+import { SqlClient } from "effect/sql"
 import { strict as assert } from "node:assert"
+import { mkdtempSync, rmSync } from "node:fs"
 import { createServer } from "node:http"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { inspect } from "node:util"
 
 // 1. The domain and the in-memory adapter as Effect layers, no HTTP at all.
@@ -82,10 +87,36 @@ export const petName = (petId: PetId) =>
     return (yield* client.getPet(petId)).name
   })
 
-await Effect.runPromise(
+// 4. The embedded store's first start on an empty directory, and a reopening. Its system
+// identifier, which each initdb picks anew, tells the package test whether the directory
+// was filled from animal-store-pgdata's template.
+const embedded = (dataDir: string) =>
   Effect.gen(function*() {
-    yield* withoutHttp
-    const base = yield* mounted
-    yield* withClient(base)
-  }).pipe(Effect.provide(Server), Effect.scoped)
-)
+    const first = yield* Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`CREATE TABLE kept (x int)`
+      yield* sql`INSERT INTO kept VALUES (42)`
+      const [row] = yield* sql<{ readonly id: string }>`SELECT system_identifier::text AS id FROM pg_control_system()`
+      return row?.id
+    }).pipe(Effect.provide(EmbeddedDatabase.layer({ dataDir })))
+    const kept = yield* Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      return yield* sql<{ readonly x: number }>`SELECT x FROM kept`
+    }).pipe(Effect.provide(EmbeddedDatabase.layer({ dataDir })))
+    assert.deepEqual(kept, [{ x: 42 }])
+    console.log(`4 embedded store on an empty directory: ok, system identifier ${first}`)
+  })
+
+const scratch = mkdtempSync(join(tmpdir(), "animal-store-consumer-data-"))
+try {
+  await Effect.runPromise(
+    Effect.gen(function*() {
+      yield* withoutHttp
+      const base = yield* mounted
+      yield* withClient(base)
+    }).pipe(Effect.provide(Server), Effect.scoped)
+  )
+  await Effect.runPromise(embedded(join(scratch, "data")))
+} finally {
+  rmSync(scratch, { recursive: true, force: true })
+}
