@@ -45,7 +45,7 @@ const ETAG_OPERATIONS = new Set(["createPet", "getPet", "updatePet"])
 
 const ETAG_HEADER = {
   ETag: {
-    description: "The pet's version as a strong entity tag (`\"3\"`); it changes with every change of the pet, " +
+    description: "The pet's `version` as a strong entity tag (`\"3\"`); it changes with every change of the pet, " +
       "orders' status changes included. Send it back in `If-Match` to change the pet only if it is unchanged.",
     schema: { type: "string" },
     required: true

@@ -105,7 +105,9 @@ export class PetsGroup extends HttpApiGroup.make("animals")
       identifier: "listPets",
       summary: "List animals",
       description: "Pets in ascending id order. When more exist, a `Link: <...>; rel=\"next\"` header " +
-        "points at the next page (keyset cursor); the body stays a plain array."
+        "points at the next page (keyset cursor); the body stays a plain array. Each pet's `version` gives its " +
+        "`ETag`, `\"<version>\"`: send it as `If-Match` to `updatePet` or `deletePet` to change the pet only if it " +
+        "is unchanged, with no read of the pet alone."
     })),
     HttpApiEndpoint.post("createPet", "/pets", {
       headers: IdempotencyKeyHeaders,
@@ -131,7 +133,8 @@ export class PetsGroup extends HttpApiGroup.make("animals")
         identifier: "createPet",
         summary: "Add an animal",
         description: "Stores a new pet; the store assigns its id (a client-supplied `id` and any other unknown " +
-          "field is ignored). Answers 201 with the pet and its `Location`. " + IDEMPOTENCY_DESCRIPTION
+          "field is ignored). Answers 201 with the pet (`version` 1) and its `Location` and `ETag`. " +
+          IDEMPOTENCY_DESCRIPTION
       })),
     HttpApiEndpoint.get("getPet", "/pets/:petId", {
       params: { petId: PetIdParam },
@@ -141,7 +144,8 @@ export class PetsGroup extends HttpApiGroup.make("animals")
     }).annotateMerge(OpenApi.annotations({
       identifier: "getPet",
       summary: "Get an animal (deprecated)",
-      description: "Deprecated; removed on 5 December 2030 (410 Gone from then on). Use GET /pets with the status filter.",
+      description: "Deprecated; removed on 5 December 2030 (410 Gone from then on). Use GET /pets with the status " +
+        "filter: its pets carry their `version`, whose `\"<version>\"` is the `ETag` this answer sends.",
       deprecated: true
     })),
     HttpApiEndpoint.patch("updatePet", "/pets/:petId", {
@@ -167,7 +171,8 @@ export class PetsGroup extends HttpApiGroup.make("animals")
         summary: "Edit an animal",
         description: "A JSON Merge Patch (RFC 7396, `application/merge-patch+json`; `application/json` is accepted " +
           "too) of `name`, `categoryId` and `status`, with the rules of a create; `status: null` removes the status; " +
-          "`id` and unknown fields are refused (400). Answers 200 with the pet after the change and its new `ETag`. " +
+          "`id` and unknown fields are refused (400). Answers 200 with the pet after the change (its `version` one " +
+          "more) and its new `ETag`. " +
           "With `If-Match`, a pet changed since is 412; a status change while an order for the pet is open is 409 " +
           "`pet_has_open_order` (orders own the status until they close)."
       })),
