@@ -2,8 +2,11 @@
 # commands) on the production dependencies only, as a non-root user under an init that reaps.
 #   docker build -t animal-store .
 #   docker run -p 8080:8080 -v animal-store-data:/data animal-store
-# test/main/container.test.ts builds and runs it where a container engine is available,
-# and checks that CMD runs what package.json's start script runs.
+# test/e2e/container.test.ts builds and runs it where a container engine is available,
+# and checks that CMD runs what package.json's start script runs. With podman, build with
+# `podman build --format docker`: the OCI format it defaults to has no HEALTHCHECK.
+# The base image is named by tag: pin it by digest in a deployment's own build
+# (`FROM node:24-slim@sha256:…`, from `docker buildx imagetools inspect node:24-slim`).
 
 FROM node:24-slim AS build
 WORKDIR /app
@@ -21,18 +24,19 @@ RUN apt-get update \
   && apt-get install -y --no-install-recommends tini \
   && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
-COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
-  && npm cache clean --force \
-  && mkdir -p node_modules/.cache /data \
+# No npm install here: the package has no runtime dependencies of its own (the store
+# drivers and the platform are optional peers, and the bundle holds them). package.json
+# stays for the version and the peers' names the service reports.
+COPY package.json ./
+RUN mkdir -p node_modules/.cache /data \
   && chown node:node node_modules/.cache /data
 # The bundle holds everything but PGlite (its WebAssembly and data files sit next to its
-# modules). PGlite is an optional peer of the library, so that an embedder who uses only
-# the memory store does not install it; the service needs it, from the full install.
+# modules), copied from the full install.
 COPY --from=build /app/node_modules/@electric-sql/pglite node_modules/@electric-sql/pglite
 COPY --from=build /app/build build
 USER node
-ENV HOST=0.0.0.0 \
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
     PORT=8080 \
     DATA_DIR=/data \
     NODE_COMPILE_CACHE=node_modules/.cache/node-compile-cache
