@@ -1,6 +1,16 @@
 import { describe, expect, it } from "@effect/vitest"
 import { execFileSync, spawn, spawnSync } from "node:child_process"
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync
+} from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -11,6 +21,7 @@ const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
 const fixture = join(repo, "test", "package", "consumer")
 const node = process.execPath
 const own = JSON.parse(readFileSync(join(repo, "package.json"), "utf8")) as {
+  readonly engines: { readonly node: string }
   readonly version: string
   readonly peerDependencies: Record<string, string>
   readonly devDependencies: Record<string, string>
@@ -108,6 +119,26 @@ const orphanMaps = (installed: string, files: ReadonlyArray<string>): Array<stri
   })
 }
 
+/** What npm says when the registry cannot be reached. */
+const UNREACHABLE = /\b(?:ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|EHOSTUNREACH)\b/
+
+/**
+ * Node `version` from the `node` npm package (whose install script fetches the binary),
+ * installed into `dir` alone: the binary, or npm's line saying the registry is unreachable.
+ */
+const installNode = (dir: string, version: string): { readonly binary: string } | { readonly unreachable: string } => {
+  mkdirSync(dir, { recursive: true })
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ private: true, allowScripts: { node: true } }))
+  try {
+    run("npm", ["install", "--no-save", "--no-audit", "--no-fund", "--prefer-offline", `node@${version}`], dir)
+  } catch (error) {
+    const text = error instanceof Error ? error.message : String(error)
+    if (!UNREACHABLE.test(text)) throw error
+    return { unreachable: text.split("\n").find((line) => UNREACHABLE.test(line))!.trim() }
+  }
+  return { binary: join(dir, "node_modules", ".bin", "node") }
+}
+
 /** The system identifier that initdb chose for the data directory the template at `file` holds. */
 const templateIdentifier = (file: string): string => {
   const dir = mkdtempSync(join(tmpdir(), "animal-store-template-"))
@@ -175,6 +206,23 @@ describe("the packed package in a consumer project outside the repo", () => {
       // Its empty directory was filled from animal-store-pgdata's template, not by initdb.
       const identifier = templateIdentifier(join(project, "node_modules", "animal-store-pgdata", templateFile))
       expect(output).toContain(`4 embedded store on an empty directory: ok, system identifier ${identifier}`)
+
+      // The library runs on Node 22 too: the same consumer, and the bin's --version, on the
+      // oldest Node its engines admit (the service itself stays on Node 24).
+      const floor = own.engines.node.replace(/^>=/, "")
+      expect(floor).toMatch(/^22\./)
+      const node22 = installNode(join(project, "node22"), floor)
+      if ("unreachable" in node22) {
+        if ((process.env["CI"] ?? "") !== "") throw new Error(`Node ${floor} could not be installed: ${node22.unreachable}`)
+        console.warn(`SKIPPED: the consumer on Node ${floor}: the npm registry cannot be reached (${node22.unreachable})`)
+      } else {
+        expect(run(node22.binary, ["--version"], project).trim()).toBe(`v${floor}`)
+        const on22 = run(node22.binary, [join(project, "consumer.ts")], project)
+        for (let step = 1; step <= 4; step++) expect(on22).toMatch(new RegExp(`^${step} .*: ok`, "m"))
+        expect(on22).toContain(`system identifier ${identifier}`)
+        const version = run(node22.binary, [join(project, "node_modules", "animal-store", "dist", "main.js"), "--version"], project)
+        expect(version.trim()).toBe(`animal-store v${own.version}`)
+      }
 
       // The one bin, animal-store: its subcommands, each with its help.
       const help = bin(project, ["--help"])
