@@ -27,8 +27,18 @@ type Answer = AttemptResult["outcome"]
  * delivered), and, by URL, what it waits for before it answers (default nothing). A URL
  * in `wires` is sent by that sender instead (a real one), its result recorded the same way.
  */
+type Received = WebhookDelivery & { readonly at: number; readonly answer: Answer }
+
 const makeReceiver = () => {
-  const got: Array<WebhookDelivery & { readonly at: number; readonly answer: Answer }> = []
+  const got: Array<Received> = []
+  // By URL too, so that a test waiting on a thousand subscriptions looks each one up at once.
+  const byUrl = new Map<string, Array<Received>>()
+  const record = (received: Received) => {
+    got.push(received)
+    const forUrl = byUrl.get(received.url)
+    if (forUrl === undefined) byUrl.set(received.url, [received])
+    else forUrl.push(received)
+  }
   const answers = new Map<string, Answer>()
   const holds = new Map<string, Effect.Effect<void>>()
   const wires = new Map<string, WebhookSender["Service"]["send"]>()
@@ -38,12 +48,12 @@ const makeReceiver = () => {
       wires.has(delivery.url)
         ? Effect.tap(wires.get(delivery.url)!(delivery), (result) =>
           Effect.clockWith((clock) =>
-            Effect.sync(() => got.push({ ...delivery, at: clock.currentTimeMillisUnsafe(), answer: result.outcome }))
+            Effect.sync(() => record({ ...delivery, at: clock.currentTimeMillisUnsafe(), answer: result.outcome }))
           ))
         : Effect.clockWith((clock) =>
         Effect.sync(() => {
           const outcome = answers.get(delivery.url) ?? "delivered"
-          got.push({ ...delivery, at: clock.currentTimeMillisUnsafe(), answer: outcome })
+          record({ ...delivery, at: clock.currentTimeMillisUnsafe(), answer: outcome })
           return {
             outcome,
             httpStatus: outcome === "delivered" ? 204 : outcome === "gone" ? 410 : 503,
@@ -53,7 +63,7 @@ const makeReceiver = () => {
         })
       ).pipe(Effect.tap(() => holds.get(delivery.url) ?? Effect.void))
   })
-  return { got, answers, holds, wires, sender, to: (url: string) => got.filter((delivery) => delivery.url === url) }
+  return { got, answers, holds, wires, sender, to: (url: string): ReadonlyArray<Received> => [...(byUrl.get(url) ?? [])] }
 }
 
 const pet = (name: string) => new NewPet({ name: PetName.make(name), categoryId: CategoryId.make(1n) })
