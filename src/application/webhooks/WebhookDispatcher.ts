@@ -112,7 +112,7 @@ const deliverTo = (
     const takeUntil = DateTime.subtractDuration(leaseEnd, Duration.divideUnsafe(lease, 2))
     let progress = target.progress
     // Retention removed events of its types that it had not received: one record says
-    // which, and the cursor moves past them, the tries of the one pending with them.
+    // which (with the tries made at the first of them, if any), and the cursor moves past.
     const lost = lastOfTypes(webhook.types, swept)
     if (lost !== 0n && lost > progress.cursor) {
       const error = `events of its types after ${progress.cursor} through ${lost} were removed by retention ` +
