@@ -19,8 +19,9 @@
  *    socket's kernel buffers are full: the RSS they add, per stream, against
  *    STREAM_RSS_BOUND, the kernel's TCP memory beside it; and a list's latency from
  *    another client without them, while the server fills the sockets, and once every
- *    stream is blocked (target: p99 with them at most 2x without). Then the same with 200
- *    streams from the log's end, which have nothing to catch up.
+ *    stream is blocked (waited for up to 2 minutes; target: p99 with them at most 2x
+ *    without). Then the same with 200 streams from the log's end, which have nothing to
+ *    catch up.
  */
 import { type ClientRequest, get, type IncomingMessage } from "node:http"
 import { readFileSync } from "node:fs"
@@ -36,11 +37,15 @@ import type { SeedArgs, SeedResult } from "./sse-seed.ts"
 
 /**
  * What a stream that does not read may hold, at most, in the service's resident memory:
- * a held stream (its socket, request, fiber and subscription: 52-70 KB in part 1's
- * measurements) plus the one page of the log it is blocked on (STREAM_PAGE = 100 events:
- * the rows read, their frames and the bytes written, about 3 x 100 x 200 B), rounded up
- * to leave the allocator its slack. The kernel's socket buffers are not the process's and
- * are reported apart. docs/reliability.md gives the measurements.
+ * a held stream (its socket, request, fiber and subscription: 60-68 KB a subscriber in
+ * part 1, events flowing) plus the one page of the log it is blocked on (STREAM_PAGE = 100
+ * events: the rows read as objects, about 400 B each, their frames and the bytes written,
+ * about 230 B each, some 90 KB) and the bytes Node's socket still holds until the kernel
+ * takes them (a page, about 23 KB): some 180 KB, rounded up to leave the heap its slack.
+ * The kernel's socket buffers are not the process's and are reported apart (on loopback
+ * up to tcp_wmem's maximum, 4 MB, a connection). On the embedded store the RSS also holds
+ * PGlite, whose memory grows as the streams read the log: the JavaScript heap and external
+ * memory are reported beside it. docs/reliability.md gives the measurements.
  */
 export const STREAM_RSS_BOUND = 256 * 1024
 
@@ -71,6 +76,23 @@ const writeSyscalls = (pid: number | undefined): number | undefined => {
   try {
     const match = /^syscw: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, "utf8"))
     return match === null ? undefined : Number(match[1])
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The service's JavaScript memory, heap used + external (ArrayBuffers and Buffers), from its
+ * GET /metrics (nodejs_heap_size_used_bytes, nodejs_external_memory_bytes): unlike the RSS,
+ * it leaves out the embedded database's own memory (PGlite's buffers), though it counts
+ * garbage not yet collected.
+ */
+const jsMemoryBytes = async (port: number): Promise<number | undefined> => {
+  try {
+    const text = await (await fetch(`http://${HOST}:${port}/metrics`)).text()
+    const value = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, "m").exec(text)?.[1])
+    const total = value("nodejs_heap_size_used_bytes") + value("nodejs_external_memory_bytes")
+    return Number.isFinite(total) ? total : undefined
   } catch {
     return undefined
   }
@@ -519,6 +541,8 @@ export interface IdleStreamsRow {
   readonly rssBeforeBytes: number | undefined
   readonly rssWithBytes: number | undefined
   readonly rssPerStreamBytes: number | undefined
+  /** The JavaScript heap used + external memory added, per stream (jsMemoryBytes). */
+  readonly jsPerStreamBytes: number | undefined
   readonly kernelTcpPerStreamBytes: number | undefined
   readonly listWithout: ReadonlyArray<ListRun>
   /** Right after the streams opened, while the server fills their sockets. */
@@ -596,6 +620,7 @@ const idleStreamsOnLongLog = async (
     // Streams from 0 (the whole log ahead of each), then from the log's end (nothing ahead).
     for (const from of ["0", "end"] as const) {
       const rssBeforeBytes = rssBytes(pid)
+      const jsBefore = await jsMemoryBytes(service.port)
       const tcpBefore = kernelTcpBytes()
       const first = await list()
       options.report.say(`   ${store.name}: ${params.streams} streams from ${from === "0" ? "event 0" : "the log's end"} that do not read ...`)
@@ -609,6 +634,7 @@ const idleStreamsOnLongLog = async (
       const settleMs = await settled(pid, SETTLE_WAIT_MS)
       const quiet = settleMs < SETTLE_WAIT_MS
       const rssWithBytes = rssBytes(pid)
+      const jsWith = await jsMemoryBytes(service.port)
       const tcpWith = kernelTcpBytes()
       const laterWith = await list()
       const resumed = from === "0" ? await readOnInOrder(streams[0]!, 5_000, 20_000) : undefined
@@ -626,6 +652,7 @@ const idleStreamsOnLongLog = async (
         rssBeforeBytes,
         rssWithBytes,
         rssPerStreamBytes: perStream(rssBeforeBytes, rssWithBytes),
+        jsPerStreamBytes: perStream(jsBefore, jsWith),
         kernelTcpPerStreamBytes: perStream(tcpBefore, tcpWith),
         listWithout: [first, last],
         listFirst: firstWith,
@@ -757,11 +784,15 @@ export const sseSection = async (options: SseOptions & {
         const perStreamWrite = streamWrites === undefined || streamWrites <= 0
           ? undefined
           : (extraUs * row.createsPerSec) / streamWrites
+        const coreShare = (extraUs * row.createsPerSec) / 1000
         report.say(
           `   ${row.store}: the fan-out's server CPU: ${fmt(extraUs)} µs per create, ${fmt((extraUs * 1000) / STREAMS)} ns per event` +
-            ` frame per stream; about ${fmt(streamWrites === undefined ? undefined : streamWrites / STREAMS)} writes per stream per` +
-            ` second (${fmt(streamWrites === undefined ? undefined : (row.createsPerSec * STREAMS) / streamWrites)} events each),` +
-            ` ${fmt(perStreamWrite)} µs of server CPU per stream write.`
+            ` frame per stream, ${fmt(coreShare)} ms per second (if each stream took the coalescing's most, 20 batches a second:` +
+            ` ${fmt((coreShare * 1000) / (STREAMS * 20))} µs per stream per batch); about ${
+              fmt(streamWrites === undefined ? undefined : streamWrites / STREAMS)
+            } writes per stream per second (${
+              fmt(streamWrites === undefined ? undefined : (row.createsPerSec * STREAMS) / streamWrites)
+            } events each), ${fmt(perStreamWrite)} µs of server CPU per stream write.`
         )
       }
     }
@@ -804,6 +835,7 @@ export const sseSection = async (options: SseOptions & {
       "RSS before MB",
       "RSS with MB",
       `RSS per stream KB (bound ${bound})`,
+      "JS heap+external KB/stream",
       "kernel TCP KB/stream",
       "quiet after s",
       "list p50 ms: without",
@@ -826,6 +858,7 @@ export const sseSection = async (options: SseOptions & {
       fmt(mb(row.rssBeforeBytes)),
       fmt(mb(row.rssWithBytes)),
       fmt(row.rssPerStreamBytes === undefined ? undefined : row.rssPerStreamBytes / 1024),
+      fmt(row.jsPerStreamBytes === undefined ? undefined : row.jsPerStreamBytes / 1024),
       fmt(row.kernelTcpPerStreamBytes === undefined ? undefined : row.kernelTcpPerStreamBytes / 1024),
       row.quietAfterMs === undefined ? `not in ${wait}` : fmt(row.quietAfterMs / 1000),
       row.listWithout.map((run) => fmt(run.p50)).join(" / "),
@@ -849,17 +882,22 @@ export const sseSection = async (options: SseOptions & {
   report.say("   server reads the log to fill their sockets' kernel buffers; later = once the server's CPU went quiet (under 10 ms")
   report.say(`   per 500 ms, twice: every stream waiting on its socket) or, when it did not within ${wait}, after the wait. x without =`)
   report.say("   with / the mean of the two without. Server CPU: during each list run (the list's own included). RSS with and")
-  report.say("   kernel TCP: just before the later run; per stream = (with - before) / streams. Kernel TCP: the machine's TCP buffer")
-  report.say("   memory (/proc/net/sockstat: both ends of each stream, other work included). Resumed stream: one stream read again")
-  report.say("   at the end must bring the log's ids from 1, in order, none missing.")
+  report.say("   kernel TCP: just before the later run; per stream = (with - before) / streams (embedded: the RSS includes PGlite's")
+  report.say("   memory, which reading the log grows; JS heap+external, from the service's /metrics, leaves it out but counts")
+  report.say("   uncollected garbage). Kernel TCP: the machine's TCP buffer memory (/proc/net/sockstat: both ends of each stream,")
+  report.say("   other work included). Resumed stream: one stream read again at the end must bring the log's ids from 1, in order,")
+  report.say("   none missing.")
   for (const row of idleStreams) {
     const perStream = row.rssPerStreamBytes
+    const within = (bytes: number | undefined) => bytes === undefined ? "not measured" : bytes <= STREAM_RSS_BOUND ? "within" : "ABOVE"
     report.say(
-      `   ${row.store} from ${row.from === "0" ? "event 0" : "the log's end"}: RSS per stream ${
-        perStream === undefined ? "not measured" : perStream <= STREAM_RSS_BOUND ? "within" : "ABOVE"
-      } the bound (${fmt(perStream === undefined ? undefined : perStream / 1024)} KB, bound ${bound} KB; ${
+      `   ${row.store} from ${row.from === "0" ? "event 0" : "the log's end"}: RSS per stream ${within(perStream)} the bound (${
+        fmt(perStream === undefined ? undefined : perStream / 1024)
+      } KB, bound ${bound} KB; ${
         fmt(mb(row.rssWithBytes !== undefined && row.rssBeforeBytes !== undefined ? row.rssWithBytes - row.rssBeforeBytes : undefined))
-      } MB in all); list p99 target (<= 2x) ${row.p99RatioLater <= 2 ? "met" : "NOT met"} ${
+      } MB in all), JS heap+external ${within(row.jsPerStreamBytes)} it (${
+        fmt(row.jsPerStreamBytes === undefined ? undefined : row.jsPerStreamBytes / 1024)
+      } KB); list p99 target (<= 2x) ${row.p99RatioLater <= 2 ? "met" : "NOT met"} ${
         row.quietAfterMs === undefined ? `after ${wait}, the server still filling the sockets` : "once every stream was blocked"
       } (${fmtRatio(row.p99RatioLater)}; first 5 s: ${fmtRatio(row.p99RatioFirst)}).`
     )
