@@ -258,6 +258,25 @@ const WEBHOOK_CAUSES: Partial<Record<EventType, string>> = {
     "changes its pet's status (right after that order's event; an approval leaves the pet `pending` and sends none). "
 }
 
+// The body of a message sent to a subscription: `{type, timestamp, data}`.
+const webhookBody = (type: string, timestamp: string, resource: string, data: Json) => ({
+  required: true,
+  content: {
+    "application/json": {
+      schema: {
+        type: "object",
+        required: ["type", "timestamp", "data"],
+        properties: {
+          type: { type: "string", const: type },
+          timestamp: { type: "string", format: "date-time", description: timestamp },
+          data: { $ref: `#/components/schemas/${resource}` }
+        }
+      },
+      example: { type, timestamp: "2026-11-21T10:00:00.000Z", data }
+    }
+  }
+})
+
 // The test message of pingWebhook: signed as a delivery, its own id each time.
 const pingWebhook = {
   post: {
@@ -274,23 +293,7 @@ const pingWebhook = {
         ? { ...header, description: "`ping_<uuid>`: new for every ping." }
         : header
     ),
-    requestBody: {
-      required: true,
-      content: {
-        "application/json": {
-          schema: {
-            type: "object",
-            required: ["type", "timestamp", "data"],
-            properties: {
-              type: { type: "string", const: "ping" },
-              timestamp: { type: "string", format: "date-time", description: "When the ping was sent." },
-              data: { $ref: "#/components/schemas/Webhook" }
-            }
-          },
-          example: { type: "ping", timestamp: "2026-11-21T10:00:00.000Z", data: WEBHOOK_EXAMPLE }
-        }
-      }
-    },
+    requestBody: webhookBody("ping", "When the ping was sent.", "Webhook", WEBHOOK_EXAMPLE),
     responses: {
       "204": { description: "Received (any 2xx)." }
     }
@@ -315,27 +318,12 @@ const webhooksSection = (): Json => ({
         tags: ["webhooks"],
         security: [],
         parameters: WEBHOOK_HEADERS,
-        requestBody: {
-          required: true,
-          content: {
-            "application/json": {
-              schema: {
-                type: "object",
-                required: ["type", "timestamp", "data"],
-                properties: {
-                  type: { type: "string", const: type },
-                  timestamp: { type: "string", format: "date-time", description: "When the change happened." },
-                  data: { $ref: `#/components/schemas/${resource}` }
-                }
-              },
-              example: {
-                type,
-                timestamp: "2026-11-21T10:00:00.000Z",
-                data: resource === "Order" ? ORDER_EXAMPLE : resource === "Pet" ? PET_EXAMPLE : { ...PET_EXAMPLE, changed: ["name"] }
-              }
-            }
-          }
-        },
+        requestBody: webhookBody(
+          type,
+          "When the change happened.",
+          resource,
+          resource === "Order" ? ORDER_EXAMPLE : resource === "Pet" ? PET_EXAMPLE : { ...PET_EXAMPLE, changed: ["name"] }
+        ),
         responses: {
           "204": { description: "Received (any 2xx)." },
           "410": { description: "Gone: the subscription is disabled, nothing more is sent." }
