@@ -197,6 +197,22 @@ for (const [name, env, available] of stores) {
       await service.stop()
     }, 120_000)
 
+    it("a stream without a cursor starts at the log's end; with after=0, at the oldest kept event", async () => {
+      const fresh = await startService({ env: { API_KEYS: API_KEY, ...(await env()) }, startTimeoutMs: 60_000 })
+      const before = [await createPet(fresh, API_KEY, newPet(30, "old")), await createPet(fresh, API_KEY, newPet(31, "old"))]
+      const live = await subscribe(fresh)
+      const all = await subscribe(fresh, {}, "?after=0")
+      await live.waitFor((frames) => frames.some((frame) => frame.comment === "connected"))
+      const after = await createPet(fresh, API_KEY, newPet(32, "new"))
+      await live.waitFor(() => live.events().length >= 1)
+      await all.waitFor(() => all.events().length >= 3)
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      expect(live.events().map((frame) => (JSON.parse(frame.data!) as EventJson).data)).toEqual([after])
+      expect(all.events().map((frame) => (JSON.parse(frame.data!) as EventJson).data)).toEqual([...before, after])
+      await Promise.all([live.close(), all.close()])
+      await fresh.stop()
+    }, 120_000)
+
     it("a SIGTERM ends open streams at once instead of waiting out the drain", async () => {
       const stopping = await startService({ env: { API_KEYS: API_KEY, ...(await env()) }, startTimeoutMs: 60_000 })
       const clients = await Promise.all([subscribe(stopping), subscribe(stopping)])

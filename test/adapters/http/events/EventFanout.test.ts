@@ -24,6 +24,8 @@ const follow = (fanout: EventFanout.EventFanout["Service"], after: bigint, allow
 const setup = Effect.gen(function*() {
   const events = new EventTable()
   const reads = { page: 0, latest: 0 }
+  // Catch-up reads under way at once (streams' pages), and the most seen.
+  const catchingUp = { now: 0, max: 0, reads: 0 }
   const listening = { now: 0 }
   const log = EventLogMemory.fromTable(events)
   const counted = EventLog.of({
@@ -32,7 +34,23 @@ const setup = Effect.gen(function*() {
       listening.now++
       return log.appended.pipe(Stream.ensuring(Effect.sync(() => listening.now--)))
     })),
-    page: (query) => Effect.andThen(Effect.sync(() => reads.page++), log.page(query)),
+    page: (query) =>
+      Effect.andThen(
+        Effect.sync(() => {
+          reads.page++
+          if (query.limit === EventFanout.STREAM_PAGE) {
+            catchingUp.reads++
+            catchingUp.max = Math.max(catchingUp.max, ++catchingUp.now)
+          }
+        }),
+        // A read that takes a while, as a database's does, so that concurrent ones would overlap.
+        Effect.ensuring(
+          Effect.andThen(Effect.sleep(query.limit === EventFanout.STREAM_PAGE ? "2 millis" : "0 millis"), log.page(query)),
+          Effect.sync(() => {
+            if (query.limit === EventFanout.STREAM_PAGE) catchingUp.now--
+          })
+        )
+      ),
     latest: Effect.andThen(Effect.sync(() => reads.latest++), log.latest)
   })
   const fanout = yield* Layer.build(
@@ -44,7 +62,7 @@ const setup = Effect.gen(function*() {
     })
   const ids = (after: bigint, n: number) =>
     Stream.runCollect(Stream.take(eventIds(follow(fanout, after)), n)).pipe(Effect.map((taken) => Array.from(taken)))
-  return { reads, listening, append, ids, fanout }
+  return { reads, listening, append, ids, fanout, catchingUp }
 })
 
 describe("EventFanout", () => {
@@ -104,13 +122,13 @@ describe("EventFanout", () => {
 
   it.live("a stream catching up reads the log a page at a time, as its client reads: one that stops reading holds a page", () =>
     Effect.gen(function*() {
-      const { append, fanout, reads } = yield* setup
+      const { append, catchingUp, fanout } = yield* setup
       yield* append(20 * EventFanout.STREAM_PAGE)
-      const before = reads.page
+      const before = catchingUp.reads
       // The first line and the first page, then the client stops reading.
       const pulled = yield* Stream.runCollect(Stream.take(follow(fanout, 0n), 2))
       yield* Effect.sleep("50 millis")
-      assert.strictEqual(reads.page - before, 1)
+      assert.strictEqual(catchingUp.reads - before, 1)
       assert.deepStrictEqual(
         Array.from(decoder.decode(pulled[1]!).matchAll(/^id: (\d+)$/gm), (match) => Number(match[1])),
         Array.from({ length: EventFanout.STREAM_PAGE }, (_, i) => i + 1)
@@ -155,5 +173,15 @@ describe("EventFanout", () => {
       const busyEnded = yield* Fiber.join(busy).pipe(Effect.timeoutOption("2 seconds"))
       assert.isTrue(Option.isSome(quietEnded) && Option.isSome(busyEnded), "both streams ended")
       assert.deepStrictEqual(Array.from(Option.getOrThrow(busyEnded)), [1n])
+    }).pipe(Effect.scoped))
+
+  it.live("streams catching up take their turns: one reads the log at a time, and each gets every event", () =>
+    Effect.gen(function*() {
+      const { append, catchingUp, ids } = yield* setup
+      yield* append(5 * EventFanout.STREAM_PAGE)
+      const all = yield* Effect.forEach(Array.from({ length: 8 }, () => 0n), (after) => Effect.forkChild(ids(after, 5 * EventFanout.STREAM_PAGE)))
+      const got = yield* Effect.forEach(all, Fiber.join)
+      for (const each of got) assert.deepStrictEqual(each, Array.from({ length: 5 * EventFanout.STREAM_PAGE }, (_, i) => BigInt(i + 1)))
+      assert.strictEqual(catchingUp.max, 1)
     }).pipe(Effect.scoped))
 })

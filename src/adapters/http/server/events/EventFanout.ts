@@ -170,6 +170,8 @@ export const layer = (options: Options): Layer.Layer<EventFanout, never, EventLo
       // The poll is a wake of its own: a change costs the loop no timer, nor a race.
       yield* Effect.forkScoped(Effect.forever(Effect.andThen(Effect.sleep(options.pollInterval), wakeIfFollowed)))
 
+      const catchingUp = yield* Semaphore.make(1)
+
       const follow = ({ after, allowed, types }: Following) =>
         Stream.unwrap(Effect.gen(function*() {
           // Subscribed before catching up, so nothing published meanwhile is missed.
@@ -183,7 +185,10 @@ export const layer = (options: Options): Layer.Layer<EventFanout, never, EventLo
 
           // The next page from the log; caught up once a page is short, then also past
           // what the loop had published before the page was read (the page saw it all).
-          const catchUp = Effect.gen(function*() {
+          // One stream at a time reads and writes its page: many streams catching up at
+          // once (clients that do not read fill their sockets' kernel buffers, megabytes
+          // each) take their turns instead of the whole process.
+          const catchUp = Semaphore.withPermit(catchingUp)(Effect.gen(function*() {
             const known = position ?? 0n
             const page = yield* log.page({ after: cursor as EventId | 0n, limit: STREAM_PAGE, types })
             if (page.length > 0) cursor = page[page.length - 1]!.id
@@ -192,7 +197,7 @@ export const layer = (options: Options): Layer.Layer<EventFanout, never, EventLo
               if (known > cursor) cursor = known
             }
             return page.length === 0 ? undefined : SseFrames.encode(page.map(SseFrames.frame).join(""))
-          })
+          }))
 
           // The next batch's frames, none when it has none of ours, or a heartbeat once
           // the stream has been quiet for the interval.

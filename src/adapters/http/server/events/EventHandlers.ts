@@ -42,17 +42,19 @@ export const make = Effect.gen(function*() {
       after < sweptThrough ? Effect.fail(new CursorExpired({ after, sweptThrough })) : Effect.void)
 
   // A place among the instance's streams first: a refused stream costs no store query.
-  // The stream ends once its key is revoked or expires (asked before each chunk), and
-  // when the store goes away: the client resumes with Last-Event-ID.
+  // Without a cursor it starts at the log's end: the changes from now on (a reader that
+  // wants the past pages it, or streams with `after`). The stream ends once its key is
+  // revoked or expires (asked before each chunk), and when the store goes away: the
+  // client resumes with Last-Event-ID.
   const stream = (caller: Caller, after: EventId | undefined, types: ReadonlyArray<StoreEvent["type"]> | undefined) =>
-    Effect.as(
-      Effect.andThen(fanout.admit, unexpired(after)),
-      Reply.eventStream(
-        fanout.follow({ after: after ?? 0n, types, allowed: keys.stillAccepts(caller) }).pipe(
-          Stream.catch(() => Stream.empty)
-        )
+    Effect.gen(function*() {
+      yield* fanout.admit
+      yield* unexpired(after)
+      const from = after ?? (yield* log.latest)
+      return Reply.eventStream(
+        fanout.follow({ after: from, types, allowed: keys.stillAccepts(caller) }).pipe(Stream.catch(() => Stream.empty))
       )
-    )
+    })
 
   return {
     listEvents: ({ caller, headers, query }) => {
