@@ -219,7 +219,9 @@ const openIdleStream = (port: number, apiKey: string, lastEventId?: number): Pro
       } else resolve({ socket, first: chunk })
     })
     socket.write(
-      `GET /v1/events HTTP/1.1\r\nHost: ${HOST}:${port}\r\nAuthorization: Bearer ${apiKey}\r\nAccept: text/event-stream\r\n` +
+      // Without Last-Event-ID, after=0: the whole log ahead (a stream without a cursor starts at the log's end).
+      `GET /v1/events${lastEventId === undefined ? "?after=0" : ""} HTTP/1.1\r\nHost: ${HOST}:${port}\r\n` +
+        `Authorization: Bearer ${apiKey}\r\nAccept: text/event-stream\r\n` +
         (lastEventId === undefined ? "" : `Last-Event-ID: ${lastEventId}\r\n`) + "\r\n"
     )
   })
@@ -876,7 +878,7 @@ export const sseSection = async (options: SseOptions & {
     ])
   )
   report.say(`   the log: ${LOG_EVENTS.toLocaleString("en-US")} pets and their pet.created events written in SQL (bench/sse-seed.ts). Each stream`)
-  report.say("   asks for GET /v1/events, from event 0 (no `after`: the whole log ahead of it) or from the log's end (Last-Event-ID),")
+  report.say("   asks for GET /v1/events, from event 0 (after=0: the whole log ahead of it) or from the log's end (Last-Event-ID),")
   report.say("   and never reads past the response head (a paused socket). List: GET /v1/pets?limit=20 from autocannon, 2")
   report.say(`   connections, ${LIST_SECONDS} s: without = before the streams / after they closed; first 5 s = right after they opened, while the`)
   report.say("   server reads the log to fill their sockets' kernel buffers; later = once the server's CPU went quiet (under 10 ms")
