@@ -48,7 +48,8 @@ export class EventsGroup extends HttpApiGroup.make("events")
         "`after` (from the oldest kept event without it), of the given `type`s (repeat the parameter for several). " +
         "When more exist, a `Link: <...>; rel=\"next\"` header points at the next page. With " +
         "`Accept: text/event-stream` the answer is a Server-Sent Events stream instead (`id:` the event id, " +
-        "`event:` its type, `data:` the event JSON), resumable with `Last-Event-ID`, with a comment line as heartbeat. " +
+        "`event:` its type, `data:` the event JSON), resumable with `Last-Event-ID`, with a comment line as heartbeat; " +
+        "without a cursor a stream starts at the log's end (`after=0` streams the whole kept log first). " +
         "A cursor older than retention (`EVENTS_RETENTION`) answers 410 `cursor_expired`. A stream beyond the " +
         "instance's limit (`EVENTS_MAX_STREAMS`) answers 503 `service_unavailable` with `Retry-After`."
     }))
