@@ -15,9 +15,6 @@ export class PetPatch extends Schema.Class<PetPatch>("PetPatch")({
   status: Schema.optionalKey(Schema.NullOr(PetStatus))
 }) {}
 
-/** The fields a patch may name; any other (`id` included) is refused. */
-export const PET_PATCH_FIELDS: ReadonlyArray<string> = Object.keys(PetPatch.fields)
-
 /** Whether the patch sets or removes the status (which orders own while one is open). */
 export const touchesStatus = (patch: PetPatch): boolean => patch.status !== undefined
 

@@ -3,7 +3,6 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/ht
 import { CategoryId } from "../../../domain/pets/CategoryId.ts"
 import { PetId } from "../../../domain/pets/PetId.ts"
 import { PetName } from "../../../domain/pets/PetName.ts"
-import { PET_PATCH_FIELDS } from "../../../domain/pets/PetPatch.ts"
 import { PetStatus } from "../../../domain/pets/PetStatus.ts"
 import { PetVersion } from "../../../domain/pets/PetVersion.ts"
 import {
@@ -28,6 +27,7 @@ import { CursorParam, LimitParam, PetIdParam } from "./PathAndQuery.ts"
 import { IfMatchHeaders } from "./PetEntityTag.ts"
 import { RequestValidation } from "./RequestValidation.ts"
 import { WriteScope } from "./WriteScope.ts"
+import { patchBody } from "./PatchBody.ts"
 
 /**
  * A pet on the wire: int64 fields are bare JSON integers with every digit; `version` is
@@ -68,19 +68,8 @@ export const PetPatchFieldsJson = Schema.Struct({
   status: Schema.optionalKey(Schema.NullOr(PetStatus))
 })
 
-// A patch names only fields it may change: `id` and unknown keys are refused, each by name
-// (a struct alone would drop them before any check could see them).
-const onlyPatchFields = Schema.makeFilter((body: { readonly [key: string]: unknown }) =>
-  Object.keys(body).filter((key) => !PET_PATCH_FIELDS.includes(key)).map((key) => ({
-    path: [key],
-    issue: "is not allowed: a patch may change only name, categoryId and status"
-  }))
-)
-
-/** The updatePet body: a JSON object of {@link PetPatchFieldsJson}'s fields and no other. */
-export const PetPatchJson = Schema.Record(Schema.String, Schema.Unknown).check(onlyPatchFields).pipe(
-  Schema.decodeTo(PetPatchFieldsJson)
-)
+/** The updatePet body: a JSON object of {@link PetPatchFieldsJson}'s fields and no other (`id` included). */
+export const PetPatchJson = patchBody(PetPatchFieldsJson)
 
 /** A pet answer's headers: its `ETag`, which `If-Match` names. */
 const ETagHeader = { etag: Schema.String }

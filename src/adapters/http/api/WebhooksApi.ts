@@ -23,6 +23,7 @@ import { DeliveryCursorParam, LimitParam, WebhookIdParam } from "./PathAndQuery.
 import { MAX_BODY_VALUES } from "./PetsApi.ts"
 import { RequestValidation } from "./RequestValidation.ts"
 import { WriteScope } from "./WriteScope.ts"
+import { patchBody } from "./PatchBody.ts"
 
 /** A webhook subscription on the wire; its secret is never part of it. */
 export const WebhookJson = Schema.Struct({
@@ -53,9 +54,6 @@ export const NewWebhookJson = Schema.Struct({
   types: WebhookEventTypes
 })
 
-/** The fields an updateWebhook body may name. */
-export const WEBHOOK_PATCH_FIELDS: ReadonlyArray<string> = ["state"]
-
 /** The updateWebhook body's fields (RFC 7396). */
 export const WebhookPatchFieldsJson = Schema.Struct({
   state: Schema.optionalKey(Schema.Literal("active").annotate({
@@ -64,18 +62,8 @@ export const WebhookPatchFieldsJson = Schema.Struct({
   }))
 })
 
-// A patch names only fields it may change: anything else is refused, by name, as a pet patch's.
-const onlyWebhookPatchFields = Schema.makeFilter((body: { readonly [key: string]: unknown }) =>
-  Object.keys(body).filter((key) => !WEBHOOK_PATCH_FIELDS.includes(key)).map((key) => ({
-    path: [key],
-    issue: "is not allowed: a patch may change only state"
-  }))
-)
-
 /** The updateWebhook body: a JSON object of {@link WebhookPatchFieldsJson}'s fields and no other. */
-export const WebhookPatchJson = Schema.Record(Schema.String, Schema.Unknown).check(onlyWebhookPatchFields).pipe(
-  Schema.decodeTo(WebhookPatchFieldsJson)
-)
+export const WebhookPatchJson = patchBody(WebhookPatchFieldsJson)
 
 /**
  * What a ping did: the message sent and the receiver's answer, as a delivery attempt
