@@ -175,3 +175,17 @@ export class Internal extends ApiError<Internal>()("Internal", "internal") {}
 
 /** 503: the store is unreachable or too slow right now; retrying later may succeed. */
 export class ServiceUnavailable extends ApiError<ServiceUnavailable>()("ServiceUnavailable", "service_unavailable") {}
+
+/**
+ * What an idempotent JSON create may answer besides its own refusals: a key in use or
+ * reused, a body too large or of another type, a rate limit, the store away, a bug.
+ */
+export const IDEMPOTENT_CREATE_ERRORS = [
+  IdempotencyKeyInUse,
+  IdempotencyKeyReused,
+  PayloadTooLarge,
+  UnsupportedMediaType,
+  RateLimited,
+  ServiceUnavailable,
+  Internal
+] as const

@@ -7,8 +7,7 @@ import { PetStatus } from "../../../domain/pets/PetStatus.ts"
 import { PetVersion } from "../../../domain/pets/PetVersion.ts"
 import {
   Gone,
-  IdempotencyKeyInUse,
-  IdempotencyKeyReused,
+  IDEMPOTENT_CREATE_ERRORS,
   Internal,
   InvalidRequest,
   NotFound,
@@ -107,13 +106,7 @@ export class PetsGroup extends HttpApiGroup.make("animals")
       }),
       error: [
         InvalidRequest,
-        IdempotencyKeyInUse,
-        IdempotencyKeyReused,
-        PayloadTooLarge,
-        UnsupportedMediaType,
-        RateLimited,
-        ServiceUnavailable,
-        Internal
+        ...IDEMPOTENT_CREATE_ERRORS
       ]
     }).middleware(JsonContentType)
       // Added after JsonContentType, so it runs before it: 403 comes before any look at the input.

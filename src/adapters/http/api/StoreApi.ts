@@ -5,17 +5,14 @@ import { OrderId } from "../../../domain/orders/OrderId.ts"
 import { OrderStatus } from "../../../domain/orders/OrderStatus.ts"
 import { PetId } from "../../../domain/pets/PetId.ts"
 import {
-  IdempotencyKeyInUse,
-  IdempotencyKeyReused,
+  IDEMPOTENT_CREATE_ERRORS,
   Internal,
   InvalidRequest,
   InvalidTransition,
   NotFound,
-  PayloadTooLarge,
   PetNotAvailableConflict,
   RateLimited,
-  ServiceUnavailable,
-  UnsupportedMediaType
+  ServiceUnavailable
 } from "./ApiErrors.ts"
 import { Authorization } from "./Authorization.ts"
 import { IDEMPOTENCY_DESCRIPTION, IdempotencyKeyHeaders } from "./IdempotencyKeyHeader.ts"
@@ -107,13 +104,7 @@ export class StoreGroup extends HttpApiGroup.make("store")
         InvalidRequest,
         NotFound,
         PetNotAvailableConflict,
-        IdempotencyKeyInUse,
-        IdempotencyKeyReused,
-        PayloadTooLarge,
-        UnsupportedMediaType,
-        RateLimited,
-        ServiceUnavailable,
-        Internal
+        ...IDEMPOTENT_CREATE_ERRORS
       ]
     }).middleware(JsonContentType)
       // Added after JsonContentType, so it runs before it: 403 comes before any look at the input.

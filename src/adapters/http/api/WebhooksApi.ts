@@ -5,8 +5,7 @@ import { AttemptOutcome, DeliveryId, DeliveryOutcome } from "../../../domain/web
 import { WebhookId } from "../../../domain/webhooks/WebhookId.ts"
 import { WebhookEventTypes } from "../../../domain/webhooks/WebhookSubscription.ts"
 import {
-  IdempotencyKeyInUse,
-  IdempotencyKeyReused,
+  IDEMPOTENT_CREATE_ERRORS,
   Internal,
   InvalidRequest,
   NotFound,
@@ -114,13 +113,7 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
       }),
       error: [
         InvalidRequest,
-        IdempotencyKeyInUse,
-        IdempotencyKeyReused,
-        PayloadTooLarge,
-        UnsupportedMediaType,
-        RateLimited,
-        ServiceUnavailable,
-        Internal
+        ...IDEMPOTENT_CREATE_ERRORS
       ]
     }).middleware(JsonContentType)
       // Added after JsonContentType, so it runs before it: 403 comes before any look at the input.
