@@ -541,6 +541,50 @@ export const loader = Migrator.fromRecord({
         DROP CONSTRAINT webhook_deliveries_attempt_positive,
         ADD CONSTRAINT webhook_deliveries_attempt_not_negative CHECK (attempt >= 0)
     `
+  }),
+  // Pets' photos: their records, and their bytes in `photo_blobs` (the default PhotoStore),
+  // written first and swept when no record names them (see PhotoStore). The event types
+  // grow by the two photo events; NOT VALID, as the rows already there are of the old
+  // types by construction, so the change does not scan the log.
+  "0019_create_photos": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const types = sql.literal(`'pet.created', 'pet.updated', 'pet.deleted', 'pet.photo_added', 'pet.photo_removed',
+      'order.placed', 'order.approved', 'order.delivered', 'order.cancelled'`)
+    yield* sql`
+      ALTER TABLE events
+        DROP CONSTRAINT events_type_enum,
+        ADD CONSTRAINT events_type_enum CHECK (type IN (${types})) NOT VALID
+    `
+    yield* sql`
+      ALTER TABLE events_pending
+        DROP CONSTRAINT events_pending_type_enum,
+        ADD CONSTRAINT events_pending_type_enum CHECK (type IN (${types})) NOT VALID
+    `
+    yield* sql`
+      CREATE TABLE photos (
+        id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        pet_id bigint NOT NULL CONSTRAINT photos_pet_id_fkey REFERENCES pets (id),
+        content_type text NOT NULL CONSTRAINT photos_content_type_enum
+          CHECK (content_type IN ('image/jpeg', 'image/png', 'image/webp')),
+        width integer NOT NULL CONSTRAINT photos_width_positive CHECK (width > 0),
+        height integer NOT NULL CONSTRAINT photos_height_positive CHECK (height > 0),
+        bytes integer NOT NULL CONSTRAINT photos_bytes_positive CHECK (bytes > 0),
+        storage_key text NOT NULL CONSTRAINT photos_storage_key_unique UNIQUE,
+        renditions jsonb NOT NULL,
+        created_at timestamptz NOT NULL
+      )
+    `
+    // A pet's photos are read, counted and listed in upload order by (pet_id, id).
+    yield* sql`CREATE INDEX photos_pet_id_id ON photos (pet_id, id)`
+    yield* sql`
+      CREATE TABLE photo_blobs (
+        key text PRIMARY KEY,
+        bytes bytea NOT NULL,
+        written_at timestamptz NOT NULL DEFAULT clock_timestamp()
+      )
+    `
+    // The orphan sweep reads the oldest first.
+    yield* sql`CREATE INDEX photo_blobs_written_at ON photo_blobs (written_at)`
   })
 })
 

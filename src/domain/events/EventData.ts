@@ -1,6 +1,7 @@
 import { DateTime } from "effect"
 import type { Order } from "../orders/Order.ts"
 import type { Pet } from "../pets/Pet.ts"
+import type { Photo } from "../photos/Photo.ts"
 import { parseInt64Json } from "../Int64Json.ts"
 
 /**
@@ -27,6 +28,20 @@ export const petData = (pet: Pet): EventData =>
 export const petUpdatedData = (before: Pet, after: Pet): EventData => ({
   ...(petData(after) as { readonly [key: string]: EventData }),
   changed: (["name", "categoryId", "status"] as const).filter((field) => before[field] !== after[field])
+})
+
+/**
+ * A photo as the API writes it (PhotosApi's `Photo`) without its rendition URLs: they are
+ * signed and expire, so an event that outlives them carries none.
+ */
+export const photoData = (photo: Photo): EventData => ({
+  id: photo.id,
+  petId: photo.petId,
+  contentType: photo.contentType,
+  width: BigInt(photo.width),
+  height: BigInt(photo.height),
+  bytes: BigInt(photo.bytes),
+  createdAt: DateTime.formatIso(photo.createdAt)
 })
 
 /** An order as the API writes it (StoreApi's `Order`): RFC 3339 UTC times. */

@@ -3,12 +3,14 @@ import type { OrderEvent } from "../orders/OrderEvent.ts"
 
 /**
  * What changed. One type per change a caller can make: a pet created, edited or retired,
- * and each step of an order's life.
+ * a photo of a pet added or removed, and each step of an order's life.
  */
 export const EventType = Schema.Literals([
   "pet.created",
   "pet.updated",
   "pet.deleted",
+  "pet.photo_added",
+  "pet.photo_removed",
   "order.placed",
   "order.approved",
   "order.delivered",

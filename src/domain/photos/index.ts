@@ -1,0 +1,5 @@
+export * from "./ImageType.ts"
+export * from "./Photo.ts"
+export * from "./PhotoErrors.ts"
+export * from "./PhotoId.ts"
+export * from "./Rendition.ts"
