@@ -1,0 +1,109 @@
+import { Effect, Layer, Semaphore } from "effect"
+import type { Sharp } from "sharp"
+import type { ImageType } from "../../domain/photos/ImageType.ts"
+import { InvalidImage, ProcessingBusy } from "../../domain/photos/PhotoErrors.ts"
+import { RENDITION_SIZE } from "../../domain/photos/Rendition.ts"
+import { PhotoProcessor, type ProcessedPhoto } from "../../ports/photos/PhotoProcessor.ts"
+import * as Spans from "../observability/Spans.ts"
+import { sharp } from "./SharpPeer.ts"
+
+/** How much processing runs at once and what it accepts. */
+export interface Options {
+  /** Uploads processed at once; each uses one libvips thread. */
+  readonly concurrency: number
+  /** Uploads that may wait for a slot; past them an upload fails ProcessingBusy at once. */
+  readonly queue: number
+  /** Largest image accepted, in pixels (width × height), checked from its header before it is decoded. */
+  readonly maxPixels: number
+  /** The seconds ProcessingBusy tells the client to wait. */
+  readonly retryAfterSeconds: number
+}
+
+/** 2 at once (this service's machines have 2 cores), 8 waiting, 40 megapixels, retry in 2 s. */
+export const DEFAULTS: Options = { concurrency: 2, queue: 8, maxPixels: 40_000_000, retryAfterSeconds: 2 }
+
+// sharp's names of the types an upload may be.
+const FORMAT_OF: Record<ImageType, string> = { "image/jpeg": "jpeg", "image/png": "png", "image/webp": "webp" }
+
+// The original re-encoded in its own type; quality high enough that a second encode loses little.
+const encodeOriginal = (pipeline: Sharp, type: ImageType): Sharp =>
+  type === "image/jpeg"
+    ? pipeline.jpeg({ quality: 90 })
+    : type === "image/png"
+    ? pipeline.png()
+    : pipeline.webp({ quality: 90 })
+
+const scaled = (pipeline: Sharp, size: number): Sharp =>
+  pipeline.resize({ width: size, height: size, fit: "inside", withoutEnlargement: true }).webp({ quality: 80 })
+
+// libvips' words are not for the client: a decode failure is named, not quoted.
+const invalid = (type: ImageType) => new InvalidImage({ message: `the body does not decode as a whole ${type} image` })
+
+const processNow = (bytes: Uint8Array, type: ImageType, maxPixels: number): Promise<ProcessedPhoto | InvalidImage> =>
+  (async () => {
+    // failOn "warning": a truncated or damaged image is refused, not half-decoded.
+    const input = () => sharp(bytes, { failOn: "warning", limitInputPixels: maxPixels, sequentialRead: true })
+    // The header alone, without the pixel limit, so a bomb is named as one.
+    const metadata = await sharp(bytes, { limitInputPixels: false }).metadata()
+    if (metadata.format !== FORMAT_OF[type]) {
+      return new InvalidImage({ message: `the body is not a ${type} image past its first bytes` })
+    }
+    // A bomb declares huge dimensions in a few bytes: refused from its header, before any pixel is decoded.
+    if (metadata.width * metadata.height > maxPixels) {
+      return new InvalidImage({
+        message: `the image is ${metadata.width}×${metadata.height} pixels, over the limit of ${maxPixels}`
+      })
+    }
+    // autoOrient applies the EXIF orientation; sharp writes no metadata unless asked to, GPS and all.
+    const upright = () => input().autoOrient()
+    const [original, thumb, medium] = await Promise.all([
+      encodeOriginal(upright(), type).toBuffer({ resolveWithObject: true }),
+      scaled(upright(), RENDITION_SIZE.thumb).toBuffer(),
+      scaled(upright(), RENDITION_SIZE.medium).toBuffer()
+    ])
+    return {
+      contentType: type,
+      width: original.info.width,
+      height: original.info.height,
+      renditions: {
+        original: { contentType: type, data: new Uint8Array(original.data) },
+        thumb: { contentType: "image/webp", data: new Uint8Array(thumb) },
+        medium: { contentType: "image/webp", data: new Uint8Array(medium) }
+      }
+    } satisfies ProcessedPhoto
+  })().catch(() => invalid(type))
+
+/**
+ * A PhotoProcessor on sharp. libvips decodes on libuv's thread pool, off the event loop;
+ * a semaphore bounds how many uploads it works on at once, so an upload flood takes at
+ * most `concurrency` of the pool's threads and leaves the rest of the API its CPU, and
+ * a bounded number wait: past them the answer is ProcessingBusy, at once.
+ */
+export const make = (options: Options) =>
+  Effect.gen(function*() {
+    // One libvips thread per image, and no operation cache: the semaphore alone sets the CPU
+    // photos take, and decoded images are not kept after their upload.
+    sharp.concurrency(1)
+    sharp.cache(false)
+    const slots = yield* Semaphore.make(options.concurrency)
+    const capacity = options.concurrency + options.queue
+    let admitted = 0
+    const busy = new ProcessingBusy({ retryAfter: options.retryAfterSeconds })
+    return PhotoProcessor.of({
+      process: Spans.method("PhotoProcessor.process", (bytes: Uint8Array, type: ImageType) =>
+        Effect.suspend((): Effect.Effect<ProcessedPhoto, InvalidImage | ProcessingBusy> => {
+          if (admitted >= capacity) return Effect.fail(busy)
+          admitted++
+          return Semaphore.withPermit(slots)(
+            Effect.flatMap(
+              Effect.promise(() => processNow(bytes, type, options.maxPixels)),
+              (result) => result instanceof InvalidImage ? Effect.fail(result) : Effect.succeed(result)
+            )
+          ).pipe(Effect.ensuring(Effect.sync(() => admitted--)))
+        }))
+    })
+  })
+
+/** A PhotoProcessor on sharp with `options`. */
+export const layer = (options: Options = DEFAULTS): Layer.Layer<PhotoProcessor> =>
+  Layer.effect(PhotoProcessor, make(options))
