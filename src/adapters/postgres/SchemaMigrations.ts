@@ -543,7 +543,8 @@ export const loader = Migrator.fromRecord({
     `
   }),
   // Pets' photos: their records, and their bytes in `photo_blobs` (the default PhotoStore),
-  // written first and swept when no record names them (see PhotoStore). The event types
+  // written first and swept when no record names them (see PhotoStore), and the secret
+  // that signs their URLs when the operator configures none. The event types
   // grow by the two photo events; NOT VALID, as the rows already there are of the old
   // types by construction, so the change does not scan the log.
   "0019_create_photos": Effect.gen(function*() {
@@ -585,6 +586,13 @@ export const loader = Migrator.fromRecord({
     `
     // The orphan sweep reads the oldest first.
     yield* sql`CREATE INDEX photo_blobs_written_at ON photo_blobs (written_at)`
+    // The photo URLs' signing secret when the operator sets none: one row, made on first use.
+    yield* sql`
+      CREATE TABLE photo_url_secret (
+        one boolean PRIMARY KEY DEFAULT true CONSTRAINT photo_url_secret_one_row CHECK (one),
+        secret text NOT NULL CONSTRAINT photo_url_secret_length CHECK (char_length(secret) >= 32)
+      )
+    `
   })
 })
 

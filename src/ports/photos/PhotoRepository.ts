@@ -28,4 +28,11 @@ export class PhotoRepository extends Context.Service<PhotoRepository, {
   readonly remove: (petId: PetId, id: PhotoId) => Effect.Effect<Photo, PhotoNotFound | StoreUnavailable>
   /** Which of `storageKeys` a record holds: the orphan sweep deletes the bytes of the others. */
   readonly referenced: (storageKeys: ReadonlyArray<string>) => Effect.Effect<ReadonlySet<string>, StoreUnavailable>
+  /**
+   * A random secret the store made the first time it was asked, the same for every
+   * instance on the store and across restarts: the photo URLs' signing secret when the
+   * operator configures none, so that instances behind one load balancer accept each
+   * other's URLs.
+   */
+  readonly urlSecret: Effect.Effect<string, StoreUnavailable>
 }>()("animal-store/ports/PhotoRepository") {}

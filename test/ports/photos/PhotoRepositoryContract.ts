@@ -166,5 +166,14 @@ export const photoRepositoryContract = (
             new PhotoNotFound({ petId: pet.id, id: first.id })
           )
         }))
+
+      it.effect("the URL secret is made once and is the same at every ask", () =>
+        Effect.gen(function*() {
+          const photos = yield* PhotoRepository
+          const secrets = yield* Effect.all([photos.urlSecret, photos.urlSecret, photos.urlSecret], { concurrency: "unbounded" })
+          assert.isAtLeast(secrets[0].length, 32)
+          assert.deepStrictEqual(secrets, [secrets[0], secrets[0], secrets[0]])
+          assert.strictEqual(yield* photos.urlSecret, secrets[0])
+        }))
     }
   )

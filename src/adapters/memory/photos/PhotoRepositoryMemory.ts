@@ -1,4 +1,5 @@
 import { Clock, DateTime, Effect, type Fiber, Layer } from "effect"
+import { randomBytes } from "node:crypto"
 import { PetNotFound } from "../../../domain/Errors.ts"
 import { photoData } from "../../../domain/events/EventData.ts"
 import type { EventType } from "../../../domain/events/EventType.ts"
@@ -21,6 +22,8 @@ export const fromTables = (pets: PetTable, events: EventTable): PhotoRepository[
   // Each pet's photos in upload order (ids only grow, so appending keeps the order).
   const byPet = new Map<PetId, Array<Photo>>()
   let lastId = 0n
+  // The memory store is one process's: its secret lives and dies with it.
+  const urlSecret = randomBytes(32).toString("base64url")
   const record = (fiber: Fiber.Fiber<unknown, unknown>, type: EventType, photo: Photo) =>
     events.append(
       type,
@@ -73,7 +76,8 @@ export const fromTables = (pets: PetTable, events: EventTable): PhotoRepository[
           for (const photo of photos) if (wanted.has(photo.storageKey)) found.add(photo.storageKey)
         }
         return found
-      }))
+      })),
+    urlSecret: Effect.succeed(urlSecret)
   })
 }
 

@@ -1,4 +1,5 @@
 import { DateTime, Duration, Effect, Layer, Schema } from "effect"
+import { randomBytes } from "node:crypto"
 import { type Migrator, SqlClient, type SqlError } from "effect/sql"
 import { PetNotFound } from "../../../domain/Errors.ts"
 import { photoData } from "../../../domain/events/EventData.ts"
@@ -106,7 +107,15 @@ export const make = (options: Options) =>
           (rows) => new Set(rows.map((row) => row.storage_key))
         )).pipe(guard))
 
-    return PhotoRepository.of({ add, list, get, remove, referenced })
+    // The first instance to ask makes it; the others, then and later, read the same row.
+    const urlSecret = Effect.gen(function*() {
+      yield* sql`INSERT INTO photo_url_secret (secret) VALUES (${randomBytes(32).toString("base64url")})
+                 ON CONFLICT DO NOTHING`
+      const [row] = yield* sql<{ secret: string }>`SELECT secret FROM photo_url_secret`
+      return row!.secret
+    }).pipe(guard, Spans.span("PhotoRepository.urlSecret"))
+
+    return PhotoRepository.of({ add, list, get, remove, referenced, urlSecret })
   })
 
 /** A PhotoRepository on the SqlClient in context (PostgreSQL server or embedded PGlite). */
