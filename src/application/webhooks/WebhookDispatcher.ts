@@ -284,12 +284,29 @@ export const layer = (options: Options): Layer.Layer<never, never, EventLog | We
       }
     }).pipe(Effect.catchTag("StoreUnavailable", warn))
 
+    // Whether any subscription is active, looked up at each poll: with none, a change wakes
+    // no claim (nor its read of the heads), so a store with no subscriptions pays nothing per
+    // write. A subscription made since, here or on another instance, is claimed from the
+    // next poll on; it starts at the log's end, so that wait loses it no event.
+    let active = true
+    let pollDue = true
+    const pass = Effect.gen(function*() {
+      if (pollDue) {
+        pollDue = false
+        active = yield* repository.anyActive
+      }
+      if (active) yield* claim
+    }).pipe(Effect.catchTag("StoreUnavailable", warn))
+
     yield* Effect.forkScoped(Stream.runForEach(log.appended, () => Queue.offer(wake, undefined)))
     // The poll is a wake of its own: a change costs the loop no timer, nor a race.
-    yield* Effect.forkScoped(Effect.forever(Effect.andThen(Effect.sleep(poll), Queue.offer(wake, undefined))))
+    yield* Effect.forkScoped(Effect.forever(Effect.andThen(
+      Effect.sleep(poll),
+      Effect.andThen(Effect.sync(() => pollDue = true), Queue.offer(wake, undefined))
+    )))
     // The loops record no trace: a pass that finds nothing to do is not worth one, 260,000
     // a day per idle instance. A claimed subscription's deliveries are (deliverTo).
-    yield* Effect.forkScoped(Effect.withTracerEnabled(Effect.forever(Effect.andThen(claim, Queue.take(wake))), false))
+    yield* Effect.forkScoped(Effect.withTracerEnabled(Effect.forever(Effect.andThen(pass, Queue.take(wake))), false))
     yield* Effect.forkScoped(Effect.withTracerEnabled(
       Effect.forever(Effect.andThen(
         sampleBacklog.pipe(Effect.catchTag("StoreUnavailable", warn), Effect.provideContext(services)),

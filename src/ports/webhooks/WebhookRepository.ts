@@ -110,6 +110,11 @@ export class WebhookRepository extends Context.Service<WebhookRepository, {
   }) => Effect.Effect<ReadonlyArray<DeliveryTarget>, StoreUnavailable>
   /** Ends `owner`'s lease on the subscription, if it still holds it. */
   readonly release: (id: WebhookId, owner: string) => Effect.Effect<void, StoreUnavailable>
+  /**
+   * Whether any subscription is active: one cheap look, so that an instance with nothing
+   * to deliver to does not claim on every change.
+   */
+  readonly anyActive: Effect.Effect<boolean, StoreUnavailable>
   /** The active subscriptions and where their deliveries stand, leased or not, ascending by id. */
   readonly pending: Effect.Effect<ReadonlyArray<{ readonly webhook: WebhookSubscription; readonly progress: DeliveryProgress }>, StoreUnavailable>
   /**

@@ -101,15 +101,19 @@ const subscribe = (path: string, types: readonly [EventType, ...Array<EventType>
     return (yield* repository.create({ url: url(path), types, createdAt, after })).webhook
   })
 
-/** How many times the dispatcher read the log's pages and claimed, since the test began. */
-const calls = { page: 0, claim: 0, claimed: 0 }
+/** How many times the dispatcher read the log's pages and heads and claimed, since the test began. */
+const calls = { page: 0, heads: 0, claim: 0, claimed: 0 }
 
 /** The store's EventLog and WebhookRepository, counting the dispatcher's reads and claims. */
 const counted = (context: Context.Context<PetRepository | EventLog | WebhookRepository>) => {
   const log = Context.get(context, EventLog)
   const repository = Context.get(context, WebhookRepository)
   return context.pipe(
-    Context.add(EventLog, EventLog.of({ ...log, page: (query) => Effect.andThen(Effect.sync(() => calls.page++), log.page(query)) })),
+    Context.add(EventLog, EventLog.of({
+      ...log,
+      page: (query) => Effect.andThen(Effect.sync(() => calls.page++), log.page(query)),
+      heads: Effect.andThen(Effect.sync(() => calls.heads++), log.heads)
+    })),
     Context.add(WebhookRepository, WebhookRepository.of({
       ...repository,
       claim: (request) =>
@@ -530,6 +534,22 @@ export const webhookDispatcherContract = (
         assert.isAtMost(calls.claim - before.claim, 25)
         assert.isTrue(idle.every((webhook) => receiver.to(webhook.url).length === 1))
       })), 300_000)
+
+    it.live("with no active subscription, changes wake no claim and no read of the heads; one made later is delivered to", () =>
+      run(Effect.gen(function*() {
+        const pets = yield* PetRepository
+        // The first pass (at start, a poll's) has found no subscription.
+        yield* TestClock.withLive(Effect.sleep("200 millis"))
+        const before = { ...calls }
+        yield* Effect.forEach(Array.from({ length: 30 }, (_, i) => `unheard-${i}`), (name) => pets.create(pet(name)))
+        yield* TestClock.withLive(Effect.sleep("300 millis"))
+        assert.strictEqual(calls.claim - before.claim, 0)
+        assert.strictEqual(calls.heads - before.heads, 0)
+        const webhook = yield* subscribe("made-later")
+        yield* pets.create(pet("heard"))
+        yield* until(() => receiver.to(webhook.url).length >= 1)
+        assert.deepStrictEqual(receiver.to(webhook.url).map((delivery) => JSON.parse(delivery.body).data.name), ["heard"])
+      })), 120_000)
 
     it.live("a new subscription on a long log is delivered to without walking it", () =>
       run(Effect.gen(function*() {

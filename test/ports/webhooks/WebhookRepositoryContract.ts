@@ -46,6 +46,21 @@ export const webhookRepositoryContract = (
   layer(repository, { timeout: options?.timeout ?? 60_000, excludeTestServices: true })(
     `WebhookRepository contract: ${name}`,
     (it) => {
+      // First: it needs the store with no subscription, and leaves it so.
+      it.effect("anyActive: only while an active subscription exists (a disabled one does not count)", () =>
+        Effect.gen(function*() {
+          const repository = yield* WebhookRepository
+          assert.isFalse(yield* repository.anyActive)
+          const { webhook } = yield* create("any-active")
+          assert.isTrue(yield* repository.anyActive)
+          yield* repository.disable(webhook.id, "operator", T0)
+          assert.isFalse(yield* repository.anyActive)
+          yield* repository.enable(webhook.id)
+          assert.isTrue(yield* repository.anyActive)
+          yield* repository.delete(webhook.id)
+          assert.isFalse(yield* repository.anyActive)
+        }))
+
       it.effect("a subscription round-trips, active, with a well-formed secret shown at creation", () =>
         Effect.gen(function*() {
           const repository = yield* WebhookRepository

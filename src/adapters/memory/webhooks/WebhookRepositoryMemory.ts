@@ -131,6 +131,10 @@ export const make = Effect.sync(() => {
         if (entry?.lease?.owner === owner) entry.lease = undefined
       })
     ),
+    anyActive: Effect.sync(() => {
+      for (const entry of entries.values()) if (entry.webhook.state._tag === "active") return true
+      return false
+    }).pipe(Spans.span("WebhookRepository.anyActive")),
     pending: Effect.sync(() =>
       [...entries.values()]
         .filter((entry) => entry.webhook.state._tag === "active")

@@ -253,6 +253,17 @@ export const make = (options: Options) =>
       ))
     )
 
+    const anyActive = SqlSchema.findOne({
+      Request: Schema.Void,
+      Result: Schema.Struct({ active: Schema.Boolean }),
+      execute: () => sql`SELECT EXISTS (SELECT 1 FROM webhooks WHERE disabled_at IS NULL) AS active`
+    })(undefined).pipe(
+      Effect.map((row) => row.active),
+      Effect.catchTag("NoSuchElementError", Effect.die),
+      guard,
+      Spans.span("WebhookRepository.anyActive")
+    )
+
     const pending = SqlSchema.findAll({
       Request: Schema.Void,
       Result: WebhookRow,
@@ -352,6 +363,7 @@ export const make = (options: Options) =>
       signing,
       claim,
       release,
+      anyActive,
       pending,
       recordAttempt,
       advance,
