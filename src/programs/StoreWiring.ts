@@ -153,9 +153,29 @@ const postgres = (config: StoreConfig, options: Options) =>
     return Layer.provideMerge(schemaWatch, client)
   }))
 
-/** Every port of the store: pets, orders, their events, idempotent creates and API keys (the service). */
+/**
+ * Every port of the store: pets, orders, their events, idempotent creates and API keys
+ * (the service); with PHOTO_STORE=s3, photos' bytes in the bucket instead of the store.
+ */
 export const ports = (config: StoreConfig, options: Options) =>
-  Layer.unwrap(Effect.map(layers(config, options), ({ all }) => all))
+  Layer.unwrap(Effect.map(layers(config, options), ({ all }) =>
+    // The later layer's PhotoStore is the one provided.
+    config.photoStore === "s3" ? Layer.merge(all, photoStoreS3(config)) : all))
+
+// Loaded only when picked: the AWS SDK is an optional peer.
+const photoStoreS3 = (config: StoreConfig) =>
+  Layer.unwrap(Effect.gen(function*() {
+    const bucket = yield* Effect.fromOption(config.s3Bucket).pipe(
+      Effect.mapError(() => new Error("PHOTO_STORE=s3 needs S3_BUCKET"))
+    )
+    const PhotoStoreS3 = yield* Effect.promise(() => import("../adapters/s3/PhotoStoreS3.ts"))
+    return PhotoStoreS3.layer({
+      endpoint: config.s3Endpoint,
+      bucket,
+      region: config.s3Region,
+      timeout: config.s3Timeout
+    })
+  }))
 
 /**
  * Key administration (the keys command). The embedded store is one process's: while a

@@ -247,6 +247,13 @@ describe("the packed package in a consumer project outside the repo", () => {
       const served = await serveOnce(project, { ...store, PORT: String(await freePort()), MIGRATE: "off" }, "/v1/pets", key)
       expect(served.status, served.output).toBe(200)
       expect(served.code, served.output).toBe(0)
+      // Photos in an S3 bucket need the AWS SDK, which the consumer did not install: named at start.
+      const s3 = bin(project, ["serve"], { ...store, PORT: String(await freePort()), PHOTO_STORE: "s3", S3_BUCKET: "photos" })
+      expect(s3.code, s3.stderr).toBe(1)
+      expect(s3.stderr).toBe(
+        "Animal Store stopped: the package @aws-sdk/client-s3 is not installed (an optional peer dependency of animal-store); " +
+          "install it: npm install @aws-sdk/client-s3\n"
+      )
       // A missing optional peer: the one line of the library's hint, for the program that needs it.
       renameSync(join(project, "node_modules", "@effect", "sql-pg"), join(project, "sql-pg-aside"))
       const missing = bin(project, ["keys", "list"], store)
@@ -283,7 +290,17 @@ describe("the packed package in a consumer project outside the repo", () => {
         `console.log("light consumer: " + pet.name)`
       ].join("\n"))
       run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--ignore-scripts"], project)
-      for (const driver of ["@electric-sql/pglite", "redis", "@effect/sql-pg", "pg", "@effect/platform-node"]) {
+      for (
+        const driver of [
+          "@electric-sql/pglite",
+          "redis",
+          "@effect/sql-pg",
+          "pg",
+          "@effect/platform-node",
+          "@aws-sdk/client-s3",
+          "@aws-sdk/s3-request-presigner"
+        ]
+      ) {
         expect(existsSync(join(project, "node_modules", driver)), driver).toBe(false)
       }
       expect(run(node, [join(project, "light.js")], project)).toContain("light consumer: Rex")
