@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { NewPet } from "./NewPet.ts"
-import { Pet } from "./Pet.ts"
+import { type Pet, trustedPet } from "./Pet.ts"
 import { PetStatus } from "./PetStatus.ts"
 import { nextVersion } from "./PetVersion.ts"
 
@@ -21,11 +21,11 @@ export const touchesStatus = (patch: PetPatch): boolean => patch.status !== unde
 /** The pet after `patch`, one version on. */
 export const applyPatch = (pet: Pet, patch: PetPatch): Pet => {
   const status = patch.status === undefined ? pet.status : patch.status ?? undefined
-  return new Pet({
+  return trustedPet({
     id: pet.id,
     name: patch.name ?? pet.name,
     categoryId: patch.categoryId ?? pet.categoryId,
     ...(status === undefined ? {} : { status }),
     version: nextVersion(pet.version)
-  }, { disableChecks: true })
+  })
 }

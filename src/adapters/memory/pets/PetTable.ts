@@ -1,5 +1,5 @@
 import type { NewPet } from "../../../domain/pets/NewPet.ts"
-import { Pet } from "../../../domain/pets/Pet.ts"
+import { type Pet, trustedPet } from "../../../domain/pets/Pet.ts"
 import { PetId } from "../../../domain/pets/PetId.ts"
 import type { PetInventory } from "../../../domain/pets/PetInventory.ts"
 import type { PetQuery } from "../../../domain/pets/PetQuery.ts"
@@ -23,7 +23,7 @@ export class PetTable {
   /** Stores a new pet under the next id. */
   insert(input: NewPet): Pet {
     this.#lastId += 1n
-    const pet = new Pet({ ...input, id: PetId.make(this.#lastId), version: FIRST_VERSION })
+    const pet = trustedPet({ ...input, id: PetId.make(this.#lastId), version: FIRST_VERSION })
     this.#byId.set(pet.id, pet)
     this.#all.add(pet)
     if (pet.status !== undefined) this.#byStatus.get(pet.status)!.add(pet)
@@ -39,7 +39,7 @@ export class PetTable {
   setStatus(id: PetId, status: PetStatus): Pet {
     const before = this.#byId.get(id)
     if (before === undefined) throw new Error(`no pet ${id} to update`)
-    return this.replace(new Pet({ ...before, status, version: nextVersion(before.version) }, { disableChecks: true }))
+    return this.replace(trustedPet({ ...before, status, version: nextVersion(before.version) }))
   }
 
   /** Puts `after` in place of the pet with its id (which must exist), moving it between the status indexes. */
@@ -64,7 +64,7 @@ export class PetTable {
     this.#byId.delete(id)
     this.#all.remove(id)
     if (pet.status !== undefined) this.#byStatus.get(pet.status)!.remove(id)
-    this.#retired.set(id, new Pet({ ...pet, version: nextVersion(pet.version) }, { disableChecks: true }))
+    this.#retired.set(id, trustedPet({ ...pet, version: nextVersion(pet.version) }))
   }
 
   /** One keyset page, as PetRepository.list describes it. */
