@@ -10,8 +10,8 @@ import { join } from "node:path"
 import S3rver from "s3rver"
 import type * as PhotoStoreS3 from "../../../src/adapters/s3/PhotoStoreS3.ts"
 
-// s3rver's one account: it checks every request's signature against these.
-const CREDENTIALS = { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" }
+/** s3rver's one account: it checks every request's signature against these. */
+export const CREDENTIALS = { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" }
 const BUCKET = "photos"
 
 export interface S3Server {
