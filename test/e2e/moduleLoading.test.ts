@@ -1,6 +1,7 @@
 /**
  * A mode loads only what it uses (issue 8): the memory and PostgreSQL stores never load
- * PGlite, the memory store never loads the PostgreSQL driver, and the docs page's 3 MB
+ * PGlite, the memory store never loads the PostgreSQL driver, the AWS SDK is loaded only
+ * for PHOTO_STORE=s3, and the docs page's 3 MB
  * script is loaded when `/docs` is first asked for, not before; no barrel of Effect's is
  * loaded whole. Seen from the real process: every module it loads is appended to a file by
  * a preloaded hook (ModuleLog.ts).
@@ -15,6 +16,7 @@ import { manifestName } from "../../scripts/bundle.ts"
 import { createDatabase, databaseUrl, postgresAvailable } from "./PgAdmin.ts"
 import { repoRoot, type ServiceProcess, startService, tempDir } from "./ServiceProcess.ts"
 import { cleanUpProcesses } from "./Cleanup.ts"
+import * as S3Server from "../adapters/s3/S3Server.ts"
 
 const API_KEY = "module-loading-test-key"
 const HOOK = fileURLToPath(new URL("./ModuleLog.ts", import.meta.url))
@@ -23,6 +25,7 @@ const PGLITE = "/node_modules/@electric-sql/pglite/"
 // sql-pg speaks the PostgreSQL protocol itself (no `pg` package under it).
 const PG_DRIVER = "/node_modules/@effect/sql-pg/"
 const DOCS_BUNDLE = "/node_modules/effect/dist/http-api/internal/httpApiScalar.js"
+const AWS_SDK = "/node_modules/@aws-sdk/client-s3/"
 // Effect's barrels: one loaded at run time brings every module it names (a dynamic import of
 // `effect` alone loaded 500 KB the service never runs: Graph, Arbitrary, the Tx* family).
 const BARRELS = ["effect/dist/index.js", "effect/dist/http/index.js", "effect/dist/persistence/index.js"]
@@ -68,6 +71,7 @@ describe("modules a mode loads", () => {
     expect(containing(beforeDocs, PGLITE)).toEqual([])
     expect(containing(beforeDocs, PG_DRIVER)).toEqual([])
     expect(containing(beforeDocs, DOCS_BUNDLE)).toEqual([])
+    expect(containing(beforeDocs, AWS_SDK)).toEqual([])
     expect(BARRELS.flatMap((barrel) => containing(beforeDocs, `/node_modules/${barrel}`))).toEqual([])
 
     expect((await service.request("GET", "/docs")).status).toBe(200)
@@ -81,5 +85,23 @@ describe("modules a mode loads", () => {
     expect(containing(loaded(), PG_DRIVER).length).toBeGreaterThan(0)
     expect(containing(loaded(), PGLITE)).toEqual([])
     expect(containing(loaded(), DOCS_BUNDLE)).toEqual([])
+  })
+
+  it("PHOTO_STORE=s3: the AWS SDK, and the service serves", async () => {
+    const server = await S3Server.start()
+    try {
+      const { loaded, service } = await startLogged({
+        STORE: "memory",
+        PHOTO_STORE: "s3",
+        S3_ENDPOINT: server.endpoint,
+        S3_BUCKET: server.options().bucket,
+        AWS_ACCESS_KEY_ID: S3Server.CREDENTIALS.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: S3Server.CREDENTIALS.secretAccessKey
+      })
+      await serveSome(service)
+      expect(containing(loaded(), AWS_SDK).length).toBeGreaterThan(0)
+    } finally {
+      await server.stop()
+    }
   })
 })
