@@ -1,9 +1,8 @@
 /**
  * A mode loads only what it uses (issue 8): the memory and PostgreSQL stores never load
  * PGlite, the memory store never loads the PostgreSQL driver, the AWS SDK is loaded only
- * for PHOTO_STORE=s3, and the docs page's 3 MB
- * script is loaded when `/docs` is first asked for, not before; no barrel of Effect's is
- * loaded whole. Seen from the real process: every module it loads is appended to a file by
+ * for PHOTO_STORE=s3, and the docs page's 3 MB script is loaded when `/docs` is first
+ * asked for, not before; no barrel of Effect's is loaded whole. Seen from the real process: every module it loads is appended to a file by
  * a preloaded hook (ModuleLog.ts).
  * The process runs the bundle, so a loaded chunk stands for the source modules its build's
  * manifest lists in it: the test also fails if bundling puts them in a chunk loaded early.
