@@ -26,6 +26,9 @@ export interface Options {
 // second s was written somewhen in [s, s + 1 s).
 const TIMESTAMP_RESOLUTION_MILLIS = 1000
 
+// What a request that outlived the deadline fails with.
+const TIMED_OUT = Symbol("timed out")
+
 // A presigned URL lives at least a second and at most 7 days, S3's bounds.
 const PRESIGN_MIN_SECONDS = 1
 const PRESIGN_MAX_SECONDS = 7 * 24 * 3600
@@ -81,19 +84,26 @@ export const make = (options: Options) =>
      */
     const request = <A>(run: (signal: AbortSignal) => Promise<A>) =>
       Effect.tryPromise({
-        try: (interrupted) => {
-          const signal = AbortSignal.any([interrupted, AbortSignal.timeout(millis)])
-          return Promise.race([
-            run(signal),
-            new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }))
-          ])
-        },
+        try: (interrupted) =>
+          new Promise<A>((resolve, reject) => {
+            const controller = new AbortController()
+            const abort = () => controller.abort(interrupted.reason)
+            interrupted.addEventListener("abort", abort, { once: true })
+            const timer = setTimeout(() => {
+              reject(TIMED_OUT)
+              controller.abort(TIMED_OUT)
+            }, millis)
+            run(controller.signal).then(resolve, reject).finally(() => {
+              clearTimeout(timer)
+              interrupted.removeEventListener("abort", abort)
+            })
+          }),
         catch: (error) => error
       })
 
     const unavailable = (error: unknown) =>
       new StoreUnavailable({
-        message: nameOf(error) === "TimeoutError"
+        message: error === TIMED_OUT
           ? `the object store did not answer within ${Duration.format(timeout)}`
           : `the object store is unavailable: ${nameOf(error)}`
       })
