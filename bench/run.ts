@@ -36,6 +36,11 @@
  *            writes (both rounds write the outbox); idle CPU with 100 caught-up subscriptions
  *            against none (target within 2x); 1,000 subscriptions and 20 creates: the time until
  *            every subscription has every event, deliveries/s, first delivery by rank. About 5 minutes
+ *   allocations
+ *            bytes allocated and promoted per request from V8's GC trace (counts of the code's
+ *            own doing, steady under load): Animal Store on memory and PostgreSQL against the
+ *            Effect floor on a Map and on sql-pg, for a list, a get and a create, split into
+ *            driver, features and Animal Store's SQL adapter; about 2 minutes
  *   instructions
  *            instructions per request under valgrind's callgrind (repeatable within about 5%,
  *            unlike req/s on shared cores): Animal Store on memory and PostgreSQL vs the
@@ -74,6 +79,7 @@ import { join } from "node:path"
 import { parseArgs } from "node:util"
 import type { BodyName } from "./bodies.ts"
 import { httpSection } from "./http.ts"
+import { allocationsSection } from "./allocations.ts"
 import { instructionsSection } from "./instructions.ts"
 import type { InventoryArgs, InventoryResult, InventoryRow } from "./inventory.ts"
 import {
@@ -112,7 +118,7 @@ const { values: flags } = parseArgs({
   }
 })
 const QUICK = flags.quick
-const ALL_SECTIONS = ["repo", "http", "scale", "inventory", "memory", "hostile", "sse", "outbox", "webhooks", "instructions"]
+const ALL_SECTIONS = ["repo", "http", "scale", "inventory", "memory", "hostile", "sse", "outbox", "webhooks", "allocations", "instructions"]
 const SECTIONS = new Set((flags.sections ?? (QUICK ? "http,scale" : ALL_SECTIONS.join(","))).split(",").map((s) => s.trim()))
 for (const name of SECTIONS) {
   if (!ALL_SECTIONS.includes(name)) {
@@ -464,6 +470,17 @@ const outboxSection = async () => {
   output["outbox"] = { ...OUTBOX, rows }
 }
 
+const allocationsSectionRun = async () => {
+  output["allocations"] = await allocationsSection({
+    report,
+    work,
+    apiKey: API_KEY,
+    pgUrl: await usablePgUrl("allocations"),
+    scenarios: ["list", "getById", "create"],
+    requests: 20_000
+  })
+}
+
 const instructionsSectionRun = async () => {
   output["instructions"] = await instructionsSection({
     report,
@@ -711,6 +728,7 @@ const main = async () => {
     ["sse", sseSectionRun],
     ["outbox", outboxSection],
     ["webhooks", webhooksSectionRun],
+    ["allocations", allocationsSectionRun],
     ["instructions", instructionsSectionRun]
   ]
   try {

@@ -226,9 +226,10 @@ export const startFastifyFeatures = (options: FeaturesPeerOptions): Promise<Serv
 /**
  * The Effect floor: Effect's HTTP platform with the reference's request rules
  * (peers/effect-server.ts), under the node flags and environment of `npm start`, so that
- * what separates it from Animal Store is the code, not the young generation's size.
+ * what separates it from Animal Store is the code, not the young generation's size. With
+ * `work`, its stdout goes to a file there (it writes no request log; a GC trace, say).
  */
-export const startEffect = (options: PeerOptions): Promise<Server> =>
+export const startEffect = (options: PeerOptions & { readonly work?: string }): Promise<Server> =>
   startPeer("effect-server.ts", options, {
     flags: startScript.args.filter((arg) => arg.startsWith("-")),
     env: startScript.env
