@@ -1,6 +1,8 @@
 import { Config, Duration, type LogLevel, Option, Redacted, Result, Schema, SchemaTransformation } from "effect"
 import { IpNetwork } from "effect/net"
 import * as EventFanout from "../adapters/http/server/events/EventFanout.ts"
+import * as HttpApp from "../adapters/http/server/HttpApp.ts"
+import * as PhotoProcessorOptions from "../adapters/images/PhotoProcessorOptions.ts"
 
 const LOG_LEVEL_NAMES = ["all", "fatal", "error", "warn", "info", "debug", "trace", "none"] as const
 // The log level each of LOG_LEVEL's values stands for.
@@ -91,6 +93,8 @@ export const WebhookAllowPrivate = Config.schema(Schema.Literals(["true", "false
   Config.map((value) => value === "true")
 )
 
+const PositiveInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1, { message: "must be a whole number of at least 1" }))
+
 export const ServiceConfig = Config.all({
   port: Config.Port("PORT").pipe(Config.withDefault(8080)),
   host: Config.String("HOST").pipe(Config.withDefault("127.0.0.1")),
@@ -136,6 +140,23 @@ export const ServiceConfig = Config.all({
   trustProxy: Config.schema(TrustedProxies, "TRUST_PROXY").pipe(
     Config.map((list) => list.split(",").map((entry) => IpNetwork.fromStringUnsafe(networkOf(entry.trim())))),
     Config.withDefault([] as ReadonlyArray<IpNetwork.IpNetwork>)
+  ),
+  // The largest photo upload body, in bytes.
+  photoMaxBytes: Config.schema(PositiveInt, "PHOTO_MAX_BYTES").pipe(Config.withDefault(HttpApp.PHOTO_DEFAULTS.maxBytes)),
+  // The largest photo, in pixels (width × height): a decompression bomb declares more.
+  photoMaxPixels: Config.schema(PositiveInt, "PHOTO_MAX_PIXELS").pipe(
+    Config.withDefault(PhotoProcessorOptions.DEFAULTS.maxPixels)
+  ),
+  // How long a signed photo URL stays valid.
+  photoUrlTtl: Config.Duration("PHOTO_URL_TTL").pipe(Config.withDefault(HttpApp.PHOTO_DEFAULTS.urls.ttl)),
+  // The secrets that sign photo URLs, comma-separated: the first signs, all verify (a
+  // rotation's overlap). Unset: the store's own, made once and shared by its instances.
+  photoUrlSecrets: Config.Redacted("PHOTO_URL_SECRETS").pipe(
+    Config.map((secrets) =>
+      Redacted.value(secrets).split(",").map((secret) => secret.trim()).filter((secret) => secret !== "")
+        .map((secret) => Redacted.make(secret))
+    ),
+    Config.withDefault([] as ReadonlyArray<Redacted.Redacted<string>>)
   )
 })
 /** The parsed service settings. */

@@ -78,7 +78,8 @@ const serve = (
       metrics: service.metrics === "on",
       cors: service.corsOrigins,
       webhookAllowPrivate: service.webhookAllowPrivate,
-      events: { ...EventFanout.DEFAULTS, heartbeat: service.eventsHeartbeat, maxStreams: service.eventsMaxStreams }
+      events: { ...EventFanout.DEFAULTS, heartbeat: service.eventsHeartbeat, maxStreams: service.eventsMaxStreams },
+      photos: { maxBytes: service.photoMaxBytes, urls: { ttl: service.photoUrlTtl, secrets: service.photoUrlSecrets } }
     }
   )
   // Only behind a trusted proxy is X-Forwarded-For believed (the client address of rate limits).

@@ -9,6 +9,7 @@ import * as RateLimiter from "effect/persistence/RateLimiter"
 import { randomBytes } from "node:crypto"
 import { hostname } from "node:os"
 import * as EventRetention from "../application/events/EventRetention.ts"
+import * as PhotoSweep from "../application/photos/PhotoSweep.ts"
 import * as ApiKeyAdminLocal from "../application/keys/ApiKeyAdminLocal.ts"
 import * as WebhookAdminLocal from "../application/webhooks/WebhookAdminLocal.ts"
 import * as WebhookDispatcher from "../application/webhooks/WebhookDispatcher.ts"
@@ -22,6 +23,8 @@ import { EventLog } from "../ports/events/EventLog.ts"
 import { IdempotentCreates } from "../ports/idempotency/IdempotentCreates.ts"
 import { OrderRepository } from "../ports/orders/OrderRepository.ts"
 import { PetRepository } from "../ports/pets/PetRepository.ts"
+import { PhotoRepository } from "../ports/photos/PhotoRepository.ts"
+import { PhotoStore } from "../ports/photos/PhotoStore.ts"
 import { WebhookRepository } from "../ports/webhooks/WebhookRepository.ts"
 import type { ServiceConfig } from "./ServiceConfig.ts"
 import type { StoreConfig } from "./StoreConfig.ts"
@@ -87,6 +90,15 @@ const webhookDelivery = (service: ServiceConfig) =>
     lease: service.webhookLease
   }).pipe(Layer.provide(WebhookSenderHttp.layer({ allowPrivate: service.webhookAllowPrivate })))
 
+// sharp is loaded only here, when the service starts: a host embedding the library without
+// it still serves photos, and takes no upload (PhotoUploads). Without it installed, the
+// service stops at start naming the package.
+const photoProcessing = (service: ServiceConfig) =>
+  Layer.unwrap(Effect.promise(async () => {
+    const { PhotoProcessorSharp } = await import("../adapters/images/index.ts")
+    return PhotoProcessorSharp.layer({ ...PhotoProcessorSharp.DEFAULTS, maxPixels: service.photoMaxPixels })
+  }))
+
 /**
  * What the HTTP app needs of the store's ports: both repositories (measured unless
  * METRICS is off, when no one could read the series), idempotent creates, the event feed
@@ -104,7 +116,11 @@ export const services = (store: StoreConfig, service: ServiceConfig) =>
     Layer.effect(IdempotentCreates, Effect.service(IdempotentCreates)),
     Layer.effect(WebhookRepository, Effect.service(WebhookRepository)),
     Layer.effect(EventLog, Effect.service(EventLog)),
+    Layer.effect(PhotoRepository, Effect.service(PhotoRepository)),
+    Layer.effect(PhotoStore, Effect.service(PhotoStore)),
+    photoProcessing(service),
     EventRetention.layer({ retention: service.eventsRetention }),
+    PhotoSweep.layer(),
     webhookDelivery(service),
     apiKeys(store, service),
     adminServer(store, service)

@@ -72,14 +72,24 @@ const layers = (config: StoreConfig, options: Options) => Effect.promise(async (
     ])
     return { all: Layer.merge(StoreMemory.layer, ApiKeyStoreMemory.layer), keys: ApiKeyStoreMemory.layer, webhooks: undefined }
   }
-  const [PetRepositorySql, OrderRepositorySql, EventLogSql, IdempotentCreatesSql, ApiKeyStoreSql, WebhookRepositorySql] =
-    await Promise.all([
+  const [
+    PetRepositorySql,
+    OrderRepositorySql,
+    EventLogSql,
+    IdempotentCreatesSql,
+    ApiKeyStoreSql,
+    WebhookRepositorySql,
+    PhotoRepositorySql,
+    PhotoStoreSql
+  ] = await Promise.all([
     import("../adapters/postgres/pets/PetRepositorySql.ts"),
     import("../adapters/postgres/orders/OrderRepositorySql.ts"),
     import("../adapters/postgres/events/EventLogSql.ts"),
     import("../adapters/postgres/idempotency/IdempotentCreatesSql.ts"),
     import("../adapters/postgres/keys/ApiKeyStoreSql.ts"),
-    import("../adapters/postgres/webhooks/WebhookRepositorySql.ts")
+    import("../adapters/postgres/webhooks/WebhookRepositorySql.ts"),
+    import("../adapters/postgres/photos/PhotoRepositorySql.ts"),
+    import("../adapters/postgres/photos/PhotoStoreSql.ts")
   ])
   const timeout = { timeout: config.databaseStatementTimeout }
   const database = await sqlDatabase(config, options)
@@ -91,7 +101,10 @@ const layers = (config: StoreConfig, options: Options) => Effect.promise(async (
     EventLogSql.layer({ ...timeout, listen: options.listen && config.store === "postgres" }),
     IdempotentCreatesSql.layer(timeout),
     keys,
-    WebhookRepositorySql.layer(timeout)
+    WebhookRepositorySql.layer(timeout),
+    // Photos' records, and their bytes in the same database (photo_blobs): the default PhotoStore.
+    PhotoRepositorySql.layer(timeout),
+    PhotoStoreSql.layer(timeout)
   )
   return {
     all: Layer.provide(all, database),

@@ -5,22 +5,10 @@ import { InvalidImage, ProcessingBusy } from "../../domain/photos/PhotoErrors.ts
 import { RENDITION_SIZE } from "../../domain/photos/Rendition.ts"
 import { PhotoProcessor, type ProcessedPhoto } from "../../ports/photos/PhotoProcessor.ts"
 import * as Spans from "../observability/Spans.ts"
+import { DEFAULTS, type Options } from "./PhotoProcessorOptions.ts"
 import { sharp } from "./SharpPeer.ts"
 
-/** How much processing runs at once and what it accepts. */
-export interface Options {
-  /** Uploads processed at once; each uses one libvips thread. */
-  readonly concurrency: number
-  /** Uploads that may wait for a slot; past them an upload fails ProcessingBusy at once. */
-  readonly queue: number
-  /** Largest image accepted, in pixels (width × height), checked from its header before it is decoded. */
-  readonly maxPixels: number
-  /** The seconds ProcessingBusy tells the client to wait. */
-  readonly retryAfterSeconds: number
-}
-
-/** 2 at once (this service's machines have 2 cores), 8 waiting, 40 megapixels, retry in 2 s. */
-export const DEFAULTS: Options = { concurrency: 2, queue: 8, maxPixels: 40_000_000, retryAfterSeconds: 2 }
+export { DEFAULTS, type Options }
 
 // sharp's names of the types an upload may be.
 const FORMAT_OF: Record<ImageType, string> = { "image/jpeg": "jpeg", "image/png": "png", "image/webp": "webp" }

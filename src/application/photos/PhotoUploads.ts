@@ -1,4 +1,4 @@
-import { Clock, DateTime, Effect } from "effect"
+import { Clock, DateTime, Effect, Option } from "effect"
 import { createHash, randomBytes } from "node:crypto"
 import type { PetNotFound, StoreUnavailable } from "../../domain/Errors.ts"
 import type { PetId } from "../../domain/pets/PetId.ts"
@@ -7,11 +7,12 @@ import { MAX_PHOTOS_PER_PET, NewPhoto, type Photo } from "../../domain/photos/Ph
 import {
   type InvalidImage,
   type ProcessingBusy,
+  ProcessingUnavailable,
   TooManyPhotos,
   UnsupportedImage
 } from "../../domain/photos/PhotoErrors.ts"
 import { blobKey, Rendition, type RenditionFile } from "../../domain/photos/Rendition.ts"
-import { PhotoProcessor } from "../../ports/photos/PhotoProcessor.ts"
+import { PhotoProcessor, type ProcessedPhoto } from "../../ports/photos/PhotoProcessor.ts"
 import { PhotoRepository } from "../../ports/photos/PhotoRepository.ts"
 import { PhotoStore } from "../../ports/photos/PhotoStore.ts"
 
@@ -22,7 +23,14 @@ export interface Upload {
   readonly declared: string | undefined
 }
 
-export type UploadError = UnsupportedImage | InvalidImage | ProcessingBusy | PetNotFound | TooManyPhotos | StoreUnavailable
+export type UploadError =
+  | UnsupportedImage
+  | InvalidImage
+  | ProcessingBusy
+  | ProcessingUnavailable
+  | PetNotFound
+  | TooManyPhotos
+  | StoreUnavailable
 
 // A declared type that says nothing of the bytes (a form's file of unknown type).
 const UNDECLARED = new Set(["application/octet-stream"])
@@ -30,7 +38,8 @@ const UNDECLARED = new Set(["application/octet-stream"])
 const hashOf = (data: Uint8Array): string => createHash("sha256").update(data).digest("base64url")
 
 /**
- * The one upload path (a raw image body and a multipart form's `file` alike): the bytes
+ * The one upload path (a raw image body and a multipart form's `file` alike), in two
+ * steps: `prepare` checks and processes, `save` stores. The bytes
  * must be the type they claim by their magic bytes, then decode whole (PhotoProcessor);
  * the renditions' bytes are written first and the record second, so a failure in
  * between leaves only bytes without a record, which the orphan sweep (PhotoSweep) removes.
@@ -40,9 +49,11 @@ const hashOf = (data: Uint8Array): string => createHash("sha256").update(data).d
 export const make = Effect.gen(function*() {
   const repository = yield* PhotoRepository
   const store = yield* PhotoStore
-  const processor = yield* PhotoProcessor
+  // Optional: a host without sharp still lists, serves and removes photos; it only takes no upload.
+  const processor = yield* Effect.serviceOption(PhotoProcessor)
 
-  return (upload: Upload): Effect.Effect<Photo, UploadError> =>
+  // The checks and the decode: they store nothing, so their refusals are not kept for an Idempotency-Key.
+  const prepare = (upload: Upload): Effect.Effect<Prepared, UploadError> =>
     Effect.gen(function*() {
       const sniffed = sniffImageType(upload.bytes)
       if (sniffed === undefined) {
@@ -59,7 +70,14 @@ export const make = Effect.gen(function*() {
       if ((yield* repository.list(upload.petId)).length >= MAX_PHOTOS_PER_PET) {
         return yield* new TooManyPhotos({ petId: upload.petId, limit: MAX_PHOTOS_PER_PET })
       }
-      const processed = yield* processor.process(upload.bytes, sniffed)
+      if (Option.isNone(processor)) return yield* new ProcessingUnavailable()
+      return { petId: upload.petId, processed: yield* processor.value.process(upload.bytes, sniffed) }
+    })
+
+  // Bytes first, record second.
+  const save = (prepared: Prepared): Effect.Effect<Photo, PetNotFound | TooManyPhotos | StoreUnavailable> =>
+    Effect.gen(function*() {
+      const { petId, processed } = prepared
       const storageKey = randomBytes(18).toString("base64url")
       const files = {} as Record<Rendition, RenditionFile>
       for (const rendition of Rendition.literals) {
@@ -70,7 +88,7 @@ export const make = Effect.gen(function*() {
       const createdAt = DateTime.makeUnsafe(yield* Clock.currentTimeMillis)
       return yield* repository.add(
         new NewPhoto({
-          petId: upload.petId,
+          petId,
           contentType: processed.contentType,
           width: processed.width,
           height: processed.height,
@@ -86,7 +104,15 @@ export const make = Effect.gen(function*() {
         )
       )
     })
+
+  return { prepare, save, upload: (upload: Upload) => Effect.flatMap(prepare(upload), save) }
 })
 
-/** What `make` gives: the upload of one photo. */
-export type Uploader = Effect.Success<typeof make>
+/** An upload checked and processed, ready to be stored. */
+export interface Prepared {
+  readonly petId: PetId
+  readonly processed: ProcessedPhoto
+}
+
+/** What `make` gives: the checks and processing of an upload, its storing, and both in turn. */
+export type Uploads = Effect.Success<typeof make>

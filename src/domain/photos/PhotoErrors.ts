@@ -49,3 +49,10 @@ export class ProcessingBusy extends Schema.TaggedError<ProcessingBusy>()("Proces
     return `photo processing is busy; retry in ${this.retryAfter} s`
   }
 }
+
+/** This instance has no photo processor (sharp is not installed where it runs): it takes no upload. */
+export class ProcessingUnavailable extends Schema.TaggedError<ProcessingUnavailable>()("ProcessingUnavailable", {}) {
+  override get message(): string {
+    return "this instance cannot process photos (its photo processor, sharp, is not installed); it takes no upload"
+  }
+}

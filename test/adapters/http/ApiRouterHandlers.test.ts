@@ -29,6 +29,10 @@ describe("ApiRouter.Handlers", () => {
       | "pingWebhook"
       | "listWebhookDeliveries"
       | "listEvents"
+      | "uploadPetPhoto"
+      | "listPetPhotos"
+      | "deletePetPhoto"
+      | "getPetPhotoRendition"
     >()
     expectTypeOf<keyof Handlers<never>>().toEqualTypeOf<OperationId>()
   })

@@ -10,9 +10,12 @@ import { expect, onTestFinished } from "vitest"
 import { expectDocumentedResponse } from "./OpenApiValidator.ts"
 import * as ApiKeysStatic from "../../../src/adapters/apikeys/ApiKeysStatic.ts"
 import * as HttpApp from "../../../src/adapters/http/server/HttpApp.ts"
+import * as PhotoProcessorSharp from "../../../src/adapters/images/PhotoProcessorSharp.ts"
 import { ROUTER_CONFIG } from "../../../src/adapters/http/server/routing/RouteTable.ts"
 import * as EventLogMemory from "../../../src/adapters/memory/events/EventLogMemory.ts"
 import * as IdempotentCreatesMemory from "../../../src/adapters/memory/idempotency/IdempotentCreatesMemory.ts"
+import * as PhotoRepositoryMemory from "../../../src/adapters/memory/photos/PhotoRepositoryMemory.ts"
+import * as PhotoStoreMemory from "../../../src/adapters/memory/photos/PhotoStoreMemory.ts"
 import * as StoreMemory from "../../../src/adapters/memory/StoreMemory.ts"
 import * as WebhookRepositoryMemory from "../../../src/adapters/memory/webhooks/WebhookRepositoryMemory.ts"
 import type { ApiKeys } from "../../../src/ports/keys/ApiKeys.ts"
@@ -71,13 +74,20 @@ export const makeTestServer = (
   store: Layer.Layer<PetRepository | OrderRepository> = StoreMemory.layer,
   options?: HttpApp.Options,
   apiKeys: Layer.Layer<ApiKeys, unknown> = ApiKeysStatic.layer([Redacted.make(API_KEY)]),
-  servers: HttpApp.Servers = SERVERS
+  servers: HttpApp.Servers = SERVERS,
+  processing: PhotoProcessorSharp.Options = PhotoProcessorSharp.DEFAULTS
 ): TestServer => {
   const app = HttpApp.layer(servers, options).pipe(
     Layer.provide([store, apiKeys]),
     // For stores made for one test (failing, swappable), which keep no idempotency keys of
     // their own; a store that does (StoreMemory) provides its own, nearer the app.
-    Layer.provide([IdempotentCreatesMemory.layer(), WebhookRepositoryMemory.layer]),
+    Layer.provide([
+      IdempotentCreatesMemory.layer(),
+      WebhookRepositoryMemory.layer,
+      PhotoRepositoryMemory.layer,
+      PhotoStoreMemory.layer,
+      PhotoProcessorSharp.layer(processing)
+    ]),
     // Likewise an empty feed for them; StoreMemory provides its own.
     Layer.provide(EventLogMemory.layerEmpty),
     Layer.provide(HttpServer.layerServices),

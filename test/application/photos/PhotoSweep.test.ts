@@ -26,7 +26,7 @@ const later = Effect.map(DateTime.now, (now) => DateTime.add(now, { minutes: 1 }
 describe("PhotoSweep", () => {
   it("deletes old bytes that no record names, and keeps a photo's bytes and young bytes", () =>
     run(Effect.gen(function*() {
-      const upload = yield* PhotoUploads.make
+      const { upload } = yield* PhotoUploads.make
       const store = yield* PhotoStore
       const pet = yield* newPet
       const photo = yield* upload({ petId: pet.id, bytes: yield* Effect.promise(() => jpeg()), declared: "image/jpeg" })

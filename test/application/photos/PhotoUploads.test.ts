@@ -29,7 +29,7 @@ const later = Effect.map(DateTime.now, (now) => DateTime.add(now, { minutes: 1 }
 describe("PhotoUploads", () => {
   it("writes each rendition's bytes, then the record naming their hashes", () =>
     run(Effect.gen(function*() {
-      const upload = yield* PhotoUploads.make
+      const { upload } = yield* PhotoUploads.make
       const store = yield* PhotoStore
       const pet = yield* newPet
       const photo = yield* upload({ petId: pet.id, bytes: yield* Effect.promise(() => png(300, 200)), declared: "image/png" })
@@ -46,7 +46,7 @@ describe("PhotoUploads", () => {
 
   it("refuses what is not an image, or not the declared type, before any byte is stored", () =>
     run(Effect.gen(function*() {
-      const upload = yield* PhotoUploads.make
+      const { upload } = yield* PhotoUploads.make
       const store = yield* PhotoStore
       const pet = yield* newPet
       const refusals = yield* Effect.forEach([
@@ -67,7 +67,7 @@ describe("PhotoUploads", () => {
 
   it(`a pet at ${MAX_PHOTOS_PER_PET} photos is refused; a refused record leaves no bytes behind`, () =>
     run(Effect.gen(function*() {
-      const upload = yield* PhotoUploads.make
+      const { upload } = yield* PhotoUploads.make
       const store = yield* PhotoStore
       const pet = yield* newPet
       const bytes = yield* Effect.promise(() => jpeg(64, 64))
@@ -85,7 +85,7 @@ describe("PhotoUploads", () => {
 
   it("a removal deletes the record, then the bytes", () =>
     run(Effect.gen(function*() {
-      const upload = yield* PhotoUploads.make
+      const { upload } = yield* PhotoUploads.make
       const remove = yield* PhotoRemovals.make
       const store = yield* PhotoStore
       const photos = yield* PhotoRepository

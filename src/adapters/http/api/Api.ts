@@ -2,6 +2,7 @@ import { HttpApi, OpenApi } from "effect/http-api"
 import { EventJson, EventsGroup, EventsJson } from "./EventsApi.ts"
 import { transformOpenApi } from "./OpenApiTransform.ts"
 import { NewPetJson, PetJson, PetPatchFieldsJson, PetsGroup, PetsJson } from "./PetsApi.ts"
+import { PhotoJson, PhotosGroup, PhotosJson } from "./PhotosApi.ts"
 import { NewOrderJson, OrderJson, OrdersJson, StoreGroup } from "./StoreApi.ts"
 import {
   DeliveriesJson,
@@ -19,6 +20,7 @@ import {
  */
 export class Api extends HttpApi.make("animal-store")
   .add(PetsGroup)
+  .add(PhotosGroup)
   .add(StoreGroup)
   .add(WebhooksGroup)
   .add(EventsGroup)
@@ -29,6 +31,8 @@ export class Api extends HttpApi.make("animal-store")
     PetPatchFieldsJson.annotate({ identifier: "PetPatch" }),
     PetJson,
     PetsJson,
+    PhotoJson,
+    PhotosJson,
     NewOrderJson.annotate({ identifier: "NewOrder" }),
     OrderJson,
     OrdersJson,

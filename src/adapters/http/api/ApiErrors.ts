@@ -16,6 +16,7 @@ export const ERROR_STATUS = {
   invalid_transition: 409,
   idempotency_key_in_use: 409,
   pet_has_open_order: 409,
+  too_many_photos: 409,
   gone: 410,
   cursor_expired: 410,
   precondition_failed: 412,
@@ -139,6 +140,9 @@ export class PetHasOpenOrderConflict
   extends ApiError<PetHasOpenOrderConflict>()("PetHasOpenOrderConflict", "pet_has_open_order")
 {}
 
+/** 409: the pet already has as many photos as a pet may have; delete one first. */
+export class TooManyPhotosConflict extends ApiError<TooManyPhotosConflict>()("TooManyPhotosConflict", "too_many_photos") {}
+
 /** 412: `If-Match` names a version the pet no longer has; nothing was changed. */
 export class PreconditionFailed extends ApiError<PreconditionFailed>()("PreconditionFailed", "precondition_failed") {}
 
@@ -151,7 +155,7 @@ export class CursorExpired extends ApiError<CursorExpired>()("CursorExpired", "c
 /** 413: the request body is larger than the service accepts. */
 export class PayloadTooLarge extends ApiError<PayloadTooLarge>()("PayloadTooLarge", "payload_too_large") {}
 
-/** 415: the request body is not declared as JSON. */
+/** 415: the request body is not of a type the operation takes (JSON, or for a photo an image). */
 export class UnsupportedMediaType
   extends ApiError<UnsupportedMediaType>()("UnsupportedMediaType", "unsupported_media_type")
 {}

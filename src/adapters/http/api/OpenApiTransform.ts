@@ -25,7 +25,9 @@ const SUCCESS_SCHEMAS: Partial<Record<string, string>> = {
   updateWebhook: "Webhook",
   rotateWebhookSecret: "IssuedWebhook",
   listWebhookDeliveries: "WebhookDeliveries",
-  listEvents: "Events"
+  listEvents: "Events",
+  uploadPetPhoto: "Photo",
+  listPetPhotos: "Photos"
 }
 
 // Request bodies, likewise.
@@ -81,6 +83,21 @@ const DELIVERY_EXAMPLE = {
   httpStatus: 204,
   durationMs: 87
 }
+const PHOTO_URL = (rendition: string) =>
+  `/v1/pets/1/photos/7/${rendition}?expires=1795600800&signature=3q2-7wEAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA`
+const PHOTO_RECORD_EXAMPLE = {
+  id: 7,
+  petId: 1,
+  contentType: "image/jpeg",
+  width: 3024,
+  height: 4032,
+  bytes: 2841203,
+  createdAt: "2026-11-21T10:00:00.000Z"
+}
+const PHOTO_EXAMPLE = {
+  ...PHOTO_RECORD_EXAMPLE,
+  urls: { original: PHOTO_URL("original"), thumb: PHOTO_URL("thumb"), medium: PHOTO_URL("medium") }
+}
 const EVENT_EXAMPLE = { id: 42, type: "pet.created", occurredAt: "2026-11-21T10:00:00.000Z", data: PET_EXAMPLE }
 const EXAMPLES: Partial<Record<string, unknown>> = {
   Event: EVENT_EXAMPLE,
@@ -106,7 +123,10 @@ const EXAMPLES: Partial<Record<string, unknown>> = {
   },
   WebhookDelivery: DELIVERY_EXAMPLE,
   WebhookDeliveries: [DELIVERY_EXAMPLE],
-  Inventory: { available: 12, pending: 1, sold: 3, none: 0 }
+  Inventory: { available: 12, pending: 1, sold: 3, none: 0 },
+  Photo: PHOTO_EXAMPLE,
+  Photos: [PHOTO_EXAMPLE],
+  PhotoRecord: PHOTO_RECORD_EXAMPLE
 }
 
 const exampleOf = (schema: Json | undefined): unknown =>
@@ -132,6 +152,13 @@ const describeParameter = (operationId: string, parameter: Json): void => {
     case "webhookId":
       parameter.description = "Identifier of the webhook subscription."
       parameter.schema = { ...INT64, minimum: 1 }
+      break
+    case "photoId":
+      parameter.description = "Identifier of the photo."
+      parameter.schema = { ...INT64, minimum: 1 }
+      break
+    case "rendition":
+      parameter.description = "`original` (upright, without metadata, in its own type), `thumb` or `medium` (WebP)."
       break
     case "status":
       parameter.description = `Only ${orders ? "orders" : "animals"} with this status are returned.`
@@ -255,7 +282,10 @@ const WEBHOOK_HEADERS = [
 // What sends each event type, where the type's name alone does not say it all.
 const WEBHOOK_CAUSES: Partial<Record<EventType, string>> = {
   "pet.updated": "Sent for an edit of the pet, and for an order's place, delivery or cancellation, which " +
-    "changes its pet's status (right after that order's event; an approval leaves the pet `pending` and sends none). "
+    "changes its pet's status (right after that order's event; an approval leaves the pet `pending` and sends none). ",
+  "pet.photo_added": "Sent when a photo of the pet is uploaded; `data` is its record, without URLs (list the " +
+    "pet's photos for signed ones). ",
+  "pet.photo_removed": "Sent when a photo of the pet is deleted; `data` is the record it had. "
 }
 
 // The body of a message sent to a subscription: `{type, timestamp, data}`.
@@ -306,7 +336,13 @@ const pingWebhook = {
  */
 const webhooksSection = (): Json => ({
   ...Object.fromEntries(EventType.literals.map((type) => {
-    const resource = type === "pet.updated" ? "PetChange" : type.startsWith("pet.") ? "Pet" : "Order"
+    const resource = type === "pet.updated"
+      ? "PetChange"
+      : type.startsWith("pet.photo_")
+      ? "PhotoRecord"
+      : type.startsWith("pet.")
+      ? "Pet"
+      : "Order"
     return [type, {
       post: {
         operationId: `${type.replace(/\.(\w)/, (_, letter: string) => letter.toUpperCase())}Webhook`,
@@ -322,7 +358,13 @@ const webhooksSection = (): Json => ({
           type,
           "When the change happened.",
           resource,
-          resource === "Order" ? ORDER_EXAMPLE : resource === "Pet" ? PET_EXAMPLE : { ...PET_EXAMPLE, changed: ["name"] }
+          resource === "Order"
+            ? ORDER_EXAMPLE
+            : resource === "Pet"
+            ? PET_EXAMPLE
+            : resource === "PhotoRecord"
+            ? PHOTO_RECORD_EXAMPLE
+            : { ...PET_EXAMPLE, changed: ["name"] }
         ),
         responses: {
           "204": { description: "Received (any 2xx)." },
@@ -333,6 +375,52 @@ const webhooksSection = (): Json => ({
   })),
   ping: pingWebhook
 })
+
+const IMAGE_HEADERS = {
+  ETag: {
+    description: "The rendition's content hash as a strong entity tag; send it in `If-None-Match` for a 304.",
+    schema: { type: "string" },
+    required: true
+  },
+  "Cache-Control": {
+    description: "`public, max-age=31536000, immutable`: a rendition never changes.",
+    schema: { type: "string" },
+    required: true
+  },
+  "Content-Security-Policy": {
+    description: "`default-src 'none'`: the bytes are an image, never a page.",
+    schema: { type: "string" },
+    required: true
+  }
+}
+
+// The photo operations' bodies: the upload's form file is bytes (not base64), the
+// renditions are images with their caching headers, and the bodies are plain binary.
+const photoOperations = (spec: Json): void => {
+  const upload = spec["paths"]?.["/pets/{petId}/photos"]?.post
+  const form = upload?.requestBody?.content?.["multipart/form-data"]
+  if (form !== undefined) {
+    form.schema.properties.file = { type: "string", format: "binary", description: "The image: JPEG, PNG or WebP." }
+    form.encoding = { file: { contentType: "image/jpeg, image/png, image/webp" } }
+  }
+  for (const body of Object.values<Json>(upload?.requestBody?.content ?? {})) delete body["x-effect-stream"]
+  const rendition = spec["paths"]?.["/pets/{petId}/photos/{photoId}/{rendition}"]?.get
+  const ok = rendition?.responses?.["200"]
+  if (ok !== undefined) {
+    ok.description = "The rendition's bytes."
+    for (const body of Object.values<Json>(ok.content ?? {})) delete body["x-effect-stream"]
+    ok.headers = { ...ok.headers, ...IMAGE_HEADERS }
+  }
+  const notModified = rendition?.responses?.["304"]
+  if (notModified !== undefined) {
+    notModified.description = "Not modified: the `If-None-Match` names this rendition's ETag."
+    notModified.headers = { ...notModified.headers, ETag: IMAGE_HEADERS.ETag }
+  }
+  const signature = spec["components"]?.securitySchemes?.photoUrlSignature
+  if (signature !== undefined) {
+    signature.description = "The `signature` of a signed photo URL (with its `expires`), as a photo record gives it."
+  }
+}
 
 /**
  * Fixes what HttpApi cannot express in the generated document, so it matches the spec:
@@ -392,6 +480,7 @@ export const transformOpenApi = (spec: Json): Json => {
       }
     }
   }
+  photoOperations(spec)
   // RFC 7617/6750 scheme names are case-insensitive, but OpenAPI tools match `bearer` exactly.
   for (const scheme of Object.values<Json>(spec["components"]?.securitySchemes ?? {})) {
     if (scheme["type"] === "http") {
@@ -434,6 +523,17 @@ export const transformOpenApi = (spec: Json): Json => {
         changed: { type: "array", items: { type: "string", enum: ["name", "categoryId", "status"] }, uniqueItems: true }
       },
       required: [...(pet.required ?? []), "changed"]
+    }
+  }
+  // pet.photo_added and pet.photo_removed's data: a photo without its URLs (they expire).
+  const photo: Json | undefined = schemas["Photo"]
+  if (photo !== undefined) {
+    const { urls: _, ...properties } = photo.properties
+    schemas["PhotoRecord"] = {
+      ...photo,
+      description: "A photo's record as its events carry it: without URLs, which are signed and expire.",
+      properties,
+      required: (photo.required ?? []).filter((name: string) => name !== "urls")
     }
   }
   spec["webhooks"] = webhooksSection()

@@ -5,6 +5,7 @@ import { OrderId } from "../../../domain/orders/OrderId.ts"
 import { DeliveryId } from "../../../domain/webhooks/DeliveryAttempt.ts"
 import { WebhookId } from "../../../domain/webhooks/WebhookId.ts"
 import { PetId } from "../../../domain/pets/PetId.ts"
+import { PhotoId } from "../../../domain/photos/PhotoId.ts"
 
 const DIGITS = /^(?:0|[1-9]\d*)$/
 const SIGNED_DIGITS = /^-?(?:0|[1-9]\d*)$/
@@ -85,3 +86,6 @@ export const DeliveryCursorParam = cursorParam(DeliveryId)
 export const EventIdParam = Schema.String.check(
   Schema.isPattern(DIGITS, { message: "expected an event id (decimal digits)" })
 ).pipe(Schema.decodeTo(EventId, SchemaTransformation.transform({ decode: BigInt, encode: String })))
+
+/** A photo's id in a URL path. */
+export const PhotoIdParam = idParam(PhotoId)

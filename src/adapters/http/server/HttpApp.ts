@@ -14,6 +14,8 @@ import * as ErrorResponses from "./policies/ErrorResponses.ts"
 import * as MetricsRoute from "./process/MetricsRoute.ts"
 import * as OrderHandlers from "./orders/OrderHandlers.ts"
 import * as PetHandlers from "./pets/PetHandlers.ts"
+import * as PhotoHandlers from "./photos/PhotoHandlers.ts"
+import { DEFAULTS as PHOTO_URL_DEFAULTS, type Options as PhotoUrlOptions, PhotoUrls } from "./photos/PhotoUrls.ts"
 import * as WebhookHandlers from "./webhooks/WebhookHandlers.ts"
 import { WebhookSenderHttp } from "../../webhooks/index.ts"
 import * as RequestTelemetry from "./policies/RequestTelemetry.ts"
@@ -78,8 +80,14 @@ const openApiRoute = (api: typeof Api) =>
 // One handler per operation of the Api; leaving one out fails the typecheck. The Scope is
 // the request's, in which an event stream holds its place.
 const handlers = Effect.map(
-  Effect.all([PetHandlers.make, OrderHandlers.make, EventHandlers.make, WebhookHandlers.make]),
-  ([pets, orders, events, webhooks]): ApiRouter.Handlers<Scope.Scope> => ({ ...pets, ...orders, ...events, ...webhooks })
+  Effect.all([PetHandlers.make, OrderHandlers.make, EventHandlers.make, WebhookHandlers.make, PhotoHandlers.make]),
+  ([pets, orders, events, webhooks, photos]): ApiRouter.Handlers<Scope.Scope> => ({
+    ...pets,
+    ...orders,
+    ...events,
+    ...webhooks,
+    ...photos
+  })
 )
 
 /** What to serve besides the API. */
@@ -95,7 +103,19 @@ export interface Options {
   readonly webhookAllowPrivate?: boolean | undefined
   /** The SSE feed's poll, heartbeat and most streams. Default: {@link EventFanout.DEFAULTS}. */
   readonly events?: EventFanout.Options | undefined
+  /** Photos: the largest upload body and how their URLs are signed. Default: {@link PHOTO_DEFAULTS}. */
+  readonly photos?: PhotoOptions | undefined
 }
+
+/** What the photo operations take and sign. */
+export interface PhotoOptions {
+  /** The largest upload body in bytes (PHOTO_MAX_BYTES), a form's boundaries and part headers included. */
+  readonly maxBytes: number
+  readonly urls: PhotoUrlOptions
+}
+
+/** 10 MiB uploads, URLs valid for an hour, signed with the store's own secret. */
+export const PHOTO_DEFAULTS: PhotoOptions = { maxBytes: 10 * 1024 * 1024, urls: PHOTO_URL_DEFAULTS }
 
 /**
  * Every route of the service: the /v1 API, its OpenAPI document and docs, health,
@@ -105,6 +125,7 @@ export interface Options {
  */
 export const layer = (servers: Servers, options?: Options) => {
   const metrics = options?.metrics ?? true
+  const photos = options?.photos ?? PHOTO_DEFAULTS
   // The contract carries no deployment addresses; this instance documents its own.
   const api = Api.annotate(OpenApi.Servers, [
     THIS_SERVER,
@@ -119,8 +140,9 @@ export const layer = (servers: Servers, options?: Options) => {
     ...(metrics ? [["GET", MetricsRoute.METRICS_PATH] as const] : [])
   ])
   return Layer.mergeAll(
-    ApiRouter.layer(handlers).pipe(
+    ApiRouter.layer(handlers, { rawBodyMaxBytes: photos.maxBytes }).pipe(
       Layer.provide(WebhookSenderHttp.layer({ allowPrivate: options?.webhookAllowPrivate ?? false })),
+      Layer.provide(PhotoUrls.layer(photos.urls)),
       Layer.provide(EventFanout.layer(options?.events ?? EventFanout.DEFAULTS))
     ),
     Layer.mergeAll(openApiRoute(api), DocsPage.layer(api, DOCS_PATH)).pipe(

@@ -107,8 +107,9 @@ export const answer = (
       )
     )
   }
-  // A declared length over the limit is refused before a byte of the body is read.
-  if (Number(request.headers["content-length"] ?? 0) > MAX_BODY_BYTES) {
+  // A declared length over the limit is refused before a byte of the body is read; an
+  // upload's route bounds its bytes with its own limit (ApiRouter).
+  if (route?.rawBody !== true && Number(request.headers["content-length"] ?? 0) > MAX_BODY_BYTES) {
     return Effect.succeed(errorResponse(tooLarge, { connection: "close" }))
   }
   return app.pipe(

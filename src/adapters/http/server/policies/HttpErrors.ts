@@ -17,6 +17,15 @@ import type {
   IdempotencyKeyInUse as DomainIdempotencyKeyInUse,
   IdempotencyKeyReused as DomainIdempotencyKeyReused
 } from "../../../../domain/idempotency/IdempotencyErrors.ts"
+import type {
+  InvalidImage,
+  PhotoNotFound,
+  PhotoTooLarge,
+  ProcessingBusy,
+  ProcessingUnavailable,
+  TooManyPhotos,
+  UnsupportedImage
+} from "../../../../domain/photos/PhotoErrors.ts"
 import type { WebhookNotFound } from "../../../../domain/webhooks/WebhookErrors.ts"
 import {
   CursorExpired,
@@ -28,10 +37,13 @@ import {
   InvalidTransition,
   NotFound,
   PetHasOpenOrderConflict,
+  PayloadTooLarge,
   PetNotAvailableConflict,
   PreconditionFailed,
   ServiceUnavailable,
-  Unauthorized
+  TooManyPhotosConflict,
+  Unauthorized,
+  UnsupportedMediaType
 } from "../../api/ApiErrors.ts"
 
 /** Every domain error an HTTP handler can meet. */
@@ -52,6 +64,13 @@ export type DomainError =
   | StreamLimitReached
   | DomainIdempotencyKeyInUse
   | DomainIdempotencyKeyReused
+  | PhotoNotFound
+  | TooManyPhotos
+  | UnsupportedImage
+  | InvalidImage
+  | PhotoTooLarge
+  | ProcessingBusy
+  | ProcessingUnavailable
 
 interface HttpErrorFor {
   readonly PetNotFound: NotFound
@@ -70,6 +89,13 @@ interface HttpErrorFor {
   readonly StreamLimitReached: ServiceUnavailable
   readonly IdempotencyKeyInUse: IdempotencyKeyInUse
   readonly IdempotencyKeyReused: IdempotencyKeyReused
+  readonly PhotoNotFound: NotFound
+  readonly TooManyPhotos: TooManyPhotosConflict
+  readonly UnsupportedImage: UnsupportedMediaType
+  readonly InvalidImage: InvalidRequest
+  readonly PhotoTooLarge: PayloadTooLarge
+  readonly ProcessingBusy: ServiceUnavailable
+  readonly ProcessingUnavailable: ServiceUnavailable
 }
 
 const mappings: { readonly [K in DomainError["_tag"]]: (error: Extract<DomainError, { _tag: K }>) => HttpErrorFor[K] } = {
@@ -88,7 +114,14 @@ const mappings: { readonly [K in DomainError["_tag"]]: (error: Extract<DomainErr
   StoreUnavailable: (error) => new ServiceUnavailable({ message: error.message }),
   StreamLimitReached: (error) => new ServiceUnavailable({ message: error.message }),
   IdempotencyKeyInUse: (error) => new IdempotencyKeyInUse({ message: error.message }),
-  IdempotencyKeyReused: (error) => new IdempotencyKeyReused({ message: error.message })
+  IdempotencyKeyReused: (error) => new IdempotencyKeyReused({ message: error.message }),
+  PhotoNotFound: (error) => new NotFound({ message: error.message }),
+  TooManyPhotos: (error) => new TooManyPhotosConflict({ message: error.message }),
+  UnsupportedImage: (error) => new UnsupportedMediaType({ message: error.message }),
+  InvalidImage: (error) => new InvalidRequest({ message: `body: ${error.message}` }),
+  PhotoTooLarge: (error) => new PayloadTooLarge({ message: error.message }),
+  ProcessingBusy: (error) => new ServiceUnavailable({ message: error.message }),
+  ProcessingUnavailable: (error) => new ServiceUnavailable({ message: error.message })
 }
 
 /** The one place where domain errors become HTTP errors. */
@@ -101,7 +134,7 @@ export const toHttpError = <E extends DomainError>(error: E): HttpErrorFor[E["_t
  * A duplicate of an idempotent create has already waited 1 s for the first request, whose
  * create usually takes milliseconds. A full instance's streams last as long as their
  * clients stay, so a place frees up rarely: 5 s keeps a crowd of refused subscribers from
- * asking again every second.
+ * asking again every second. A busy photo queue names its own wait (ProcessingBusy.retryAfter).
  */
 const RETRY_AFTER_SECONDS: { readonly [K in DomainError["_tag"]]?: number } = {
   IdempotencyKeyInUse: 1,
@@ -110,6 +143,6 @@ const RETRY_AFTER_SECONDS: { readonly [K in DomainError["_tag"]]?: number } = {
 
 /** The headers of an error's answer besides its body: `Retry-After` for the errors that name a wait. */
 export const headersOf = (error: DomainError): Readonly<Record<string, string>> | undefined => {
-  const seconds = RETRY_AFTER_SECONDS[error._tag]
+  const seconds = error._tag === "ProcessingBusy" ? error.retryAfter : RETRY_AFTER_SECONDS[error._tag]
   return seconds === undefined ? undefined : { "retry-after": String(seconds) }
 }

@@ -12,13 +12,14 @@
  * through schemas) cost most of a request's CPU (docs/decisions/serving-path.md); the
  * Api stays the one source of the OpenAPI document and the typed client.
  */
-import { Clock, Context, Effect, Result, Schema, type SchemaIssue, SchemaParser } from "effect"
-import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { ByteSize, Clock, Context, Effect, Result, Schema, type SchemaIssue, SchemaParser } from "effect"
+import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import {
   HttpApi,
   type HttpApiEndpoint,
   type HttpApiGroup,
   type HttpApiMiddleware,
+  type HttpApiSchema,
   OpenApi
 } from "effect/http-api"
 import { Gone, InsufficientScope, InvalidInput, type Unauthorized } from "../../../../domain/Errors.ts"
@@ -29,10 +30,11 @@ import { allows } from "../../../../domain/keys/KeyScope.ts"
 import { IdempotentCreates } from "../../../../ports/idempotency/IdempotentCreates.ts"
 import { fingerprintOf } from "../../../idempotency/RequestFingerprint.ts"
 import { Api } from "../../api/Api.ts"
-import { challengeOf } from "../../api/ApiErrors.ts"
+import { challengeOf, Forbidden, PayloadTooLarge } from "../../api/ApiErrors.ts"
 import { Authorization } from "../../api/Authorization.ts"
 import { isJsonContentType, JSON_MEDIA_TYPE, JsonContentType, unsupportedMediaType } from "../../api/JsonContentType.ts"
 import { validBodyDecode } from "../../api/JsonInt64.ts"
+import { EXPIRES_PARAM, PhotoUrlAuthorization, SIGNATURE_PARAM } from "../../api/PhotoUrlAuthorization.ts"
 import { RequestValidation } from "../../api/RequestValidation.ts"
 import { SUNSET } from "../../api/Sunset.ts"
 import { WriteScope } from "../../api/WriteScope.ts"
@@ -41,7 +43,9 @@ import { errorResponse, MAX_BODY_SIZE } from "../policies/ErrorResponses.ts"
 import { type DomainError, headersOf, toHttpError } from "../policies/HttpErrors.ts"
 import * as IdempotentResponses from "../policies/IdempotentResponses.ts"
 import * as Spans from "../../../observability/Spans.ts"
+import { PhotoUrls } from "../photos/PhotoUrls.ts"
 import type { Reply } from "./Reply.ts"
+import { pathOf } from "./RouteTable.ts"
 
 type Endpoints = typeof Api extends HttpApi.HttpApi<string, infer Groups> ? HttpApiGroup.Endpoints<Groups> : never
 
@@ -53,12 +57,25 @@ type EndpointOf<Id extends OperationId> = Extract<Endpoints, { readonly identifi
 // A slot the endpoint does not declare is `never`; its handler sees `undefined`.
 type Decoded<S> = [S] extends [never] ? undefined : S extends Schema.Top ? S["Type"] : undefined
 
+/**
+ * The body of an operation that takes bytes (a payload of HttpApiSchema.StreamUint8Array,
+ * with or without a form beside it): its declared type and all of it, read within the
+ * router's raw body limit. The handler decodes it.
+ */
+export interface RawBody {
+  readonly contentType: string
+  readonly bytes: Uint8Array
+}
+
+type PayloadInput<S> = [Extract<S, HttpApiSchema.StreamUint8Array>] extends [never] ? Decoded<S> : RawBody
+
 /** What a handler gets: the endpoint's decoded input and, where it declares Authorization, the caller. */
 export interface Input<Id extends OperationId> {
   readonly params: Decoded<HttpApiEndpoint.Params<EndpointOf<Id>>>
   readonly query: Decoded<HttpApiEndpoint.Query<EndpointOf<Id>>>
   readonly headers: Decoded<HttpApiEndpoint.Headers<EndpointOf<Id>>>
-  readonly payload: Decoded<HttpApiEndpoint.Payload<EndpointOf<Id>>>
+  readonly payload: PayloadInput<HttpApiEndpoint.Payload<EndpointOf<Id>>>
+  /** The caller; undefined where the endpoint does not declare Authorization, or a signed URL let the request in. */
   readonly caller: [Authorization] extends [HttpApiEndpoint.Middleware<EndpointOf<Id>>] ? Caller : undefined
 }
 
@@ -101,13 +118,18 @@ const IMPLEMENTED: ReadonlySet<unknown> = new Set<unknown>([
   Authorization,
   WriteScope,
   JsonContentType,
-  RequestValidation
+  RequestValidation,
+  PhotoUrlAuthorization
 ])
 
 /** What the router provides a route's handler. */
 type RouteServices = HttpServerRequest.HttpServerRequest | HttpServerRequest.ParsedSearchParams | HttpRouter.RouteContext
 
 type Response = HttpServerResponse.HttpServerResponse
+
+// HttpApiSchema.StreamUint8Array's schemas say what they are by their `_tag` (its guard is internal).
+const isStreamUint8Array = (schema: Schema.Top): boolean =>
+  (schema as { readonly _tag?: unknown })._tag === "StreamUint8Array"
 
 // The endpoints' schemas are untyped here; the handlers' input types come from the Api's types.
 const decoder = (schema: Schema.Top) => SchemaParser.decodeUnknownResult(schema as unknown as Schema.Decoder<unknown>)
@@ -120,14 +142,20 @@ const unauthorized = (error: Unauthorized) =>
 const malformed = errorResponse({ code: "invalid_request", message: "the request is malformed", status: 400 })
 
 const replied = (reply: Reply): Response =>
-  reply.eventStream !== undefined
+  reply.bytes !== undefined
+    ? HttpServerResponse.uint8Array(reply.bytes, {
+      status: reply.status,
+      contentType: reply.contentType,
+      ...(reply.headers === undefined ? {} : { headers: reply.headers })
+    })
+    : reply.eventStream !== undefined
     ? HttpServerResponse.stream(reply.eventStream, {
       contentType: "text/event-stream",
       // No proxy may buffer or transform the stream (nginx honours X-Accel-Buffering).
       headers: { "cache-control": "no-cache", "x-accel-buffering": "no" }
     })
-    : reply.status === 204
-    ? HttpServerResponse.empty({ status: 204, ...(reply.headers === undefined ? {} : { headers: reply.headers }) })
+    : reply.status === 204 || reply.status === 304
+    ? HttpServerResponse.empty({ status: reply.status, ...(reply.headers === undefined ? {} : { headers: reply.headers }) })
     : HttpServerResponse.text(reply.body, {
     status: reply.status,
     contentType: JSON_MEDIA_TYPE,
@@ -150,6 +178,8 @@ const compile = <R>(
   services: {
     readonly check: Effect.Success<typeof BearerCheck.make>
     readonly idempotent: IdempotentCreates["Service"]
+    readonly photoUrls: PhotoUrls["Service"]
+    readonly rawBodyMaxBytes: number
   }
 ): Effect.Effect<Response, never, R | RouteServices> => {
   for (const each of middleware) {
@@ -157,7 +187,9 @@ const compile = <R>(
       throw new Error(`${endpoint.identifier}: no implementation of middleware ${(each as HttpApiMiddleware.AnyService).key}`)
     }
   }
-  const authorization = middleware.has(Authorization)
+  const signedUrl = middleware.has(PhotoUrlAuthorization)
+  if (signedUrl && middleware.has(Authorization)) throw new Error(`${endpoint.identifier}: a signed URL replaces Authorization`)
+  const authorization = middleware.has(Authorization) || signedUrl
   const writeScope = middleware.has(WriteScope)
   if (writeScope && !authorization) throw new Error(`${endpoint.identifier}: WriteScope needs Authorization`)
   const jsonContentType = middleware.has(JsonContentType)
@@ -172,8 +204,14 @@ const compile = <R>(
   const headerNames = endpoint.headers === undefined ? [] : declaredNames(endpoint.headers)
   // A request sending none of the declared headers decodes as `{}` does: looked up once, here.
   const noHeaders = decodeHeaders === undefined ? undefined : decodeHeaders({})
-  if (endpoint.payload.size > 1) throw new Error(`${endpoint.identifier}: only one payload media type is served`)
-  const [payloadType, payload] = [...endpoint.payload][0] ?? []
+  // An upload: its bytes are read whole, within their own limit, in any of its media types.
+  const rawTypes = [...endpoint.payload].some(([, { schemas }]) => schemas.some(isStreamUint8Array))
+    ? [...endpoint.payload.keys()]
+    : undefined
+  if (rawTypes === undefined && endpoint.payload.size > 1) {
+    throw new Error(`${endpoint.identifier}: only one payload media type is served`)
+  }
+  const [payloadType, payload] = rawTypes === undefined ? [...endpoint.payload][0] ?? [] : []
   // A JSON body of another media type (a merge patch) is accepted as application/json too.
   const mediaTypes = payloadType === undefined || payloadType === JSON_MEDIA_TYPE
     ? [JSON_MEDIA_TYPE]
@@ -267,6 +305,7 @@ const compile = <R>(
         input.query = decoded.success
       }
       const clock = fiber.getRef(Clock.Clock)
+      if (rawTypes !== undefined) return readRaw(request, rawTypes, input, clock)
       if (decodePayload === undefined) return run(input, clock)
       // A body that cannot be read (too large, cut off) is the framework's to answer, as under HttpApi.
       return Effect.matchEffect(Effect.provideService(request.arrayBuffer, HttpIncomingMessage.MaxBodySize, MAX_BODY_SIZE), {
@@ -280,24 +319,68 @@ const compile = <R>(
       })
     })
 
+  // A raw body: of one of `types`, refused at once when its declared length is over the
+  // limit, and while it arrives when it has none (the connection then closes: the rest is unread).
+  const readRaw = (
+    request: HttpServerRequest.HttpServerRequest,
+    types: ReadonlyArray<string>,
+    input: { payload?: unknown; readonly caller: Caller | undefined },
+    clock: Clock.Clock
+  ): Effect.Effect<Response, never, R> => {
+    const contentType = request.headers["content-type"]
+    if (!isJsonContentType(contentType, types)) return Effect.succeed(errorResponse(unsupportedMediaType(contentType, types)))
+    const limit = services.rawBodyMaxBytes
+    const tooLarge = errorResponse(
+      new PayloadTooLarge({ message: `the request body exceeds ${limit} bytes` }),
+      { connection: "close" }
+    )
+    if (Number(request.headers["content-length"] ?? 0) > limit) return Effect.succeed(tooLarge)
+    return Effect.matchEffect(Effect.provideService(request.arrayBuffer, HttpIncomingMessage.MaxBodySize, ByteSize.bytes(limit)), {
+      onFailure: (error) =>
+        HttpServerError.isHttpServerError(error) && error.reason._tag === "RequestParseError" &&
+          error.reason.reason === "BodyTooLarge"
+          ? Effect.succeed(tooLarge)
+          : Effect.die(error),
+      onSuccess: (body) => {
+        input.payload = { contentType, bytes: new Uint8Array(body) } satisfies RawBody
+        return run(input, clock)
+      }
+    })
+  }
+
   if (!authorization) return serve(undefined)
   const answers = { refused: (error: Unauthorized) => Effect.succeed(unauthorized(error)), admitted: serve }
-  const check = Effect.withFiber((fiber) =>
-    services.check(
-      Context.getUnsafe(fiber.context as Context.Context<RouteServices>, HttpServerRequest.HttpServerRequest)
-        .headers["authorization"],
-      answers
-    )
-  )
+  const forbidden = errorResponse(new Forbidden({ message: "the URL's signature is not valid or has expired" }))
+  const check = Effect.withFiber((fiber) => {
+    const context = fiber.context as Context.Context<RouteServices>
+    const request = Context.getUnsafe(context, HttpServerRequest.HttpServerRequest)
+    if (signedUrl) {
+      // A signature present decides alone: a bad one is 403 even beside a valid key.
+      const query = Context.getUnsafe(context, HttpServerRequest.ParsedSearchParams)
+      const signature = query[SIGNATURE_PARAM]
+      if (signature !== undefined) {
+        const expires = query[EXPIRES_PARAM]
+        const valid = typeof signature === "string" && (expires === undefined || typeof expires === "string") &&
+          services.photoUrls.verify(pathOf(request.url), expires, signature, fiber.getRef(Clock.Clock).currentTimeMillisUnsafe())
+        return valid ? serve(undefined) : Effect.succeed(forbidden)
+      }
+    }
+    return services.check(request.headers["authorization"], answers)
+  })
   // The key check's span, made only when an exporter reads it (Spans).
   return check.pipe(Spans.span("Authorization.bearerAuth"))
 }
 
-/** The routes of every /v1 operation, served by `handlers`. */
-export const layer = <R, E, RH>(handlers: Effect.Effect<Handlers<R>, E, RH>) =>
+/** The routes of every /v1 operation, served by `handlers`; a raw body (an upload) may have up to `rawBodyMaxBytes`. */
+export const layer = <R, E, RH>(handlers: Effect.Effect<Handlers<R>, E, RH>, options: { readonly rawBodyMaxBytes: number }) =>
   HttpRouter.use(Effect.fnUntraced(function*(router) {
     const made = yield* handlers
-    const services = { check: yield* BearerCheck.make, idempotent: yield* IdempotentCreates }
+    const services = {
+      check: yield* BearerCheck.make,
+      idempotent: yield* IdempotentCreates,
+      photoUrls: yield* PhotoUrls,
+      rawBodyMaxBytes: options.rawBodyMaxBytes
+    }
     const routes: Array<HttpRouter.Route<never, R>> = []
     HttpApi.reflect(Api, {
       onGroup: () => {},

@@ -1,9 +1,9 @@
 import type { Stream } from "effect"
 
 /**
- * What an operation's handler answers: a status and the JSON text of its body, plus
- * response headers (`Location`, `Link`). Plain data rather than a response, so that the
- * idempotent creates can keep it and send it again byte for byte.
+ * What an operation's handler answers: a status and the JSON text of its body (or bytes
+ * of another type), plus response headers (`Location`, `Link`, `ETag`). Plain data rather
+ * than a response, so that the idempotent creates can keep it and send it again byte for byte.
  */
 export interface Reply {
   readonly status: number
@@ -11,6 +11,9 @@ export interface Reply {
   readonly headers?: Readonly<Record<string, string>> | undefined
   /** A body streamed for as long as the client stays (Server-Sent Events), instead of `body`. */
   readonly eventStream?: Stream.Stream<Uint8Array> | undefined
+  /** Bytes of `contentType` instead of JSON text (a photo's image); never kept for replay. */
+  readonly bytes?: Uint8Array | undefined
+  readonly contentType?: string | undefined
 }
 
 /** A 200 with `body`, and `headers` when given. */

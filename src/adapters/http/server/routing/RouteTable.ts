@@ -10,6 +10,11 @@ export interface Route {
   readonly operation: string
   /** Whether the endpoint is annotated `deprecated`: its answers carry the deprecation headers. */
   readonly deprecated: boolean
+  /**
+   * Whether the endpoint takes a body of bytes (an upload, HttpApiSchema.StreamUint8Array),
+   * which the router bounds with a limit of its own instead of the JSON bodies' one.
+   */
+  readonly rawBody: boolean
 }
 
 /** Which route patterns exist for which methods: what the router knows but does not expose. */
@@ -42,8 +47,8 @@ export const make = <Id extends string, Groups extends HttpApiGroup.Constraint>(
   extra: ReadonlyArray<readonly [method: string, path: `/${string}`]>
 ): RouteTable => {
   const router = FindMyWay.make<Route>(ROUTER_CONFIG)
-  const add = (method: string, path: string, operation: string, deprecated = false) => {
-    const route: Route = { pattern: path, operation, deprecated }
+  const add = (method: string, path: string, operation: string, deprecated = false, rawBody = false) => {
+    const route: Route = { pattern: path, operation, deprecated, rawBody }
     router.on(method, path as `/${string}`, route)
     // The HTTP router answers HEAD for every GET route.
     if (method === "GET") router.on("HEAD", path as `/${string}`, route)
@@ -55,7 +60,9 @@ export const make = <Id extends string, Groups extends HttpApiGroup.Constraint>(
         endpoint.method,
         endpoint.path,
         endpoint.identifier,
-        Context.getOrElse(mergedAnnotations, OpenApi.Deprecated, () => false)
+        Context.getOrElse(mergedAnnotations, OpenApi.Deprecated, () => false),
+        [...endpoint.payload.values()].some(({ schemas }) =>
+          schemas.some((schema) => (schema as { readonly _tag?: unknown })._tag === "StreamUint8Array"))
       )
   })
   for (const [method, path] of extra) add(method, path, path)
