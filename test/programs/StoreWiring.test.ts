@@ -3,7 +3,7 @@
  * the bucket, with the credentials of the standard AWS variables.
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Option } from "effect"
+import { ConfigProvider, Context, Effect, Layer, Option } from "effect"
 import * as PhotoStoreS3 from "../../src/adapters/s3/PhotoStoreS3.ts"
 import { PhotoStore } from "../../src/ports/photos/PhotoStore.ts"
 import { StoreConfig } from "../../src/programs/StoreConfig.ts"
@@ -35,9 +35,10 @@ const putThroughPorts = (env: Record<string, string>) =>
       Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env }))
     )
     const key = `wiring-${Date.now().toString(36)}/original`
-    yield* Effect.flatMap(PhotoStore, (store) => store.put(key, Uint8Array.of(1, 2, 3))).pipe(
-      Effect.provide(StoreWiring.ports(config, { listen: false }))
-    )
+    const ports = yield* Layer.build(StoreWiring.ports(config, { listen: false }))
+    const store = Context.getOption(ports, PhotoStore)
+    assert.isTrue(Option.isSome(store), "the ports carry no PhotoStore")
+    yield* Option.getOrThrow(store).put(key, Uint8Array.of(1, 2, 3))
     const bucket = yield* PhotoStoreS3.make(server.options())
     return Option.isSome(yield* bucket.get(key))
   }).pipe(Effect.scoped)
