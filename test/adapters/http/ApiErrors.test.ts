@@ -15,6 +15,7 @@ describe("ApiErrors", () => {
     new ApiErrors.PetNotAvailableConflict({ message: "m" }),
     new ApiErrors.InvalidTransition({ message: "m" }),
     new ApiErrors.PetHasOpenOrderConflict({ message: "m" }),
+    new ApiErrors.TooManyPhotosConflict({ message: "m" }),
     new ApiErrors.PreconditionFailed({ message: "m" }),
     new ApiErrors.IdempotencyKeyInUse({ message: "m" }),
     new ApiErrors.IdempotencyKeyReused({ message: "m" }),

@@ -50,7 +50,9 @@ const WRITES = [
   ["updateWebhook", "PATCH", "/v1/webhooks/1", `{"state":"active"}`],
   ["pingWebhook", "POST", "/v1/webhooks/1/ping", undefined],
   ["updatePet", "PATCH", "/v1/pets/1", `{"name":"Tom"}`],
-  ["deletePet", "DELETE", "/v1/pets/1", undefined]
+  ["deletePet", "DELETE", "/v1/pets/1", undefined],
+  ["uploadPetPhoto", "POST", "/v1/pets/1/photos", "not an image"],
+  ["deletePetPhoto", "DELETE", "/v1/pets/1/photos/1", undefined]
 ] as const
 
 describe("key scopes", () => {
@@ -132,6 +134,10 @@ describe("key scopes", () => {
       "post /store/orders/{orderId}/approve",
       "post /store/orders/{orderId}/cancel",
       "post /store/orders/{orderId}/deliver",
+      "post /pets/{petId}/photos",
+      "delete /pets/{petId}/photos/{photoId}",
+      // A rendition's 403 is a signed URL's that is bad or expired; a read key may read it.
+      "get /pets/{petId}/photos/{photoId}/{rendition}",
       // Webhooks send the store's data out: every operation needs a write key, reads included.
       "get /webhooks",
       "post /webhooks",
