@@ -411,6 +411,20 @@ const photoOperations = (spec: Json): void => {
     for (const body of Object.values<Json>(ok.content ?? {})) delete body["x-effect-stream"]
     ok.headers = { ...ok.headers, ...IMAGE_HEADERS }
   }
+  const found = rendition?.responses?.["302"]
+  if (found !== undefined) {
+    found.description = "Found: the bytes are at `Location`, a presigned URL of the object store (`PHOTO_STORE=s3`), " +
+      "valid for 5 minutes."
+    found.headers = {
+      ...found.headers,
+      Location: { description: "The presigned URL of the rendition's bytes.", schema: { type: "string" }, required: true },
+      "Cache-Control": {
+        description: "`private, max-age=240`: the redirect may be followed again while its URL is valid.",
+        schema: { type: "string" },
+        required: true
+      }
+    }
+  }
   const notModified = rendition?.responses?.["304"]
   if (notModified !== undefined) {
     notModified.description = "Not modified: the `If-None-Match` names this rendition's ETag."

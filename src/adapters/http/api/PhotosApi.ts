@@ -120,14 +120,15 @@ export class PhotosGroup extends HttpApiGroup.make("photos")
         }))
       },
       headers: { "if-none-match": Schema.optionalKey(Schema.String) },
-      success: [RenditionBody, HttpApiSchema.Empty(304)],
+      success: [RenditionBody, HttpApiSchema.Empty(302), HttpApiSchema.Empty(304)],
       error: [...READ_ERRORS, Forbidden]
     }).middleware(PhotoUrlAuthorization).annotateMerge(OpenApi.annotations({
       identifier: "getPetPhotoRendition",
       summary: "Get a photo's image",
       description: "The rendition's bytes, with a strong `ETag` (its content hash) and 304 on a matching " +
         "`If-None-Match`, cached for a year (`immutable`: a rendition never changes). Needs the signed URL " +
-        "of a photo record (`expires` and `signature`), or a key of any scope; a bad or expired signature is 403."
+        "of a photo record (`expires` and `signature`), or a key of any scope; a bad or expired signature is 403. " +
+        "With the bytes in an object store (`PHOTO_STORE=s3`), a 302 to a presigned URL of the store instead."
     }))
   )
   .middleware(RequestValidation)

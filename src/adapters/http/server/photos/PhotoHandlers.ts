@@ -1,5 +1,5 @@
 /** The `photos` operations: uploads, lists, removals, and the renditions' bytes. */
-import { Clock, Effect, Option, Schema, Stream } from "effect"
+import { Clock, Duration, Effect, Option, Schema, Stream } from "effect"
 import { createHash } from "node:crypto"
 import { Multipart } from "effect/http"
 import { InvalidInput } from "../../../../domain/Errors.ts"
@@ -29,6 +29,13 @@ const IMAGE_HEADERS = {
   "x-content-type-options": "nosniff",
   "content-security-policy": "default-src 'none'"
 } as const
+
+/**
+ * A redirect's presigned URL is valid for 5 minutes; a browser may follow the same
+ * redirect for 4 of them, so that it reuses the URL, and the bytes it cached under it.
+ */
+const REDIRECT_TTL = Duration.minutes(5)
+const REDIRECT_CACHE = "private, max-age=240"
 
 const FORM_FILE = "file"
 const badForm = new InvalidInput({ message: `body: a multipart form must have exactly one part, a file named "${FORM_FILE}"` })
@@ -123,6 +130,11 @@ export const make = Effect.gen(function*() {
           return { status: 304, body: "", headers: { etag, ...IMAGE_HEADERS } } satisfies Reply.Reply
         }
         const key = blobKey(photo.storageKey, params.rendition)
+        // A store that serves bytes itself (an object store): the client gets them there.
+        if (store.redirectUrl !== undefined) {
+          const location = yield* store.redirectUrl(key, REDIRECT_TTL)
+          return { status: 302, body: "", headers: { location, "cache-control": REDIRECT_CACHE } } satisfies Reply.Reply
+        }
         const bytes = yield* store.get(key)
         // A record without its bytes is a store that lost them: nothing to serve.
         if (Option.isNone(bytes)) return yield* new PhotoNotFound({ petId: params.petId, id: params.photoId })

@@ -154,7 +154,7 @@ const replied = (reply: Reply): Response =>
       // No proxy may buffer or transform the stream (nginx honours X-Accel-Buffering).
       headers: { "cache-control": "no-cache", "x-accel-buffering": "no" }
     })
-    : reply.status === 204 || reply.status === 304
+    : reply.status === 204 || reply.status === 302 || reply.status === 304
     ? HttpServerResponse.empty({ status: reply.status, ...(reply.headers === undefined ? {} : { headers: reply.headers }) })
     : HttpServerResponse.text(reply.body, {
     status: reply.status,
