@@ -38,8 +38,9 @@ export interface AllocationsOptions {
 const PETS = 1_000
 const CONNECTIONS = 50
 const WARMUP_REQUESTS = 5_000
-// V8 writes its GC trace to stdout, which the servers here send to their log file.
-const TRACE = ["env", "NODE_OPTIONS=--trace-gc-nvp"]
+// node with --trace-gc-nvp before the server's own flags (NODE_OPTIONS may not carry it).
+// V8 writes the trace to stdout, which the servers here send to their log file.
+const TRACE = ["sh", "-c", `exec "$0" --trace-gc-nvp "$@"`]
 
 type Kind = "as-memory" | "floor-map" | "as-postgres" | "floor-sqlpg"
 
