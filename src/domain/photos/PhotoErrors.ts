@@ -56,3 +56,10 @@ export class ProcessingUnavailable extends Schema.TaggedError<ProcessingUnavaila
     return "this instance cannot process photos (its photo processor, sharp, is not installed); it takes no upload"
   }
 }
+
+/** A photo URL's signature is wrong, made for another path, or expired. */
+export class PhotoUrlRefused extends Schema.TaggedError<PhotoUrlRefused>()("PhotoUrlRefused", {}) {
+  override get message(): string {
+    return "the URL's signature is not valid or has expired; list the photos again for fresh URLs"
+  }
+}

@@ -23,6 +23,7 @@ import type {
   PhotoTooLarge,
   ProcessingBusy,
   ProcessingUnavailable,
+  PhotoUrlRefused,
   TooManyPhotos,
   UnsupportedImage
 } from "../../../../domain/photos/PhotoErrors.ts"
@@ -71,6 +72,7 @@ export type DomainError =
   | PhotoTooLarge
   | ProcessingBusy
   | ProcessingUnavailable
+  | PhotoUrlRefused
 
 interface HttpErrorFor {
   readonly PetNotFound: NotFound
@@ -96,6 +98,7 @@ interface HttpErrorFor {
   readonly PhotoTooLarge: PayloadTooLarge
   readonly ProcessingBusy: ServiceUnavailable
   readonly ProcessingUnavailable: ServiceUnavailable
+  readonly PhotoUrlRefused: Forbidden
 }
 
 const mappings: { readonly [K in DomainError["_tag"]]: (error: Extract<DomainError, { _tag: K }>) => HttpErrorFor[K] } = {
@@ -121,7 +124,8 @@ const mappings: { readonly [K in DomainError["_tag"]]: (error: Extract<DomainErr
   InvalidImage: (error) => new InvalidRequest({ message: `body: ${error.message}` }),
   PhotoTooLarge: (error) => new PayloadTooLarge({ message: error.message }),
   ProcessingBusy: (error) => new ServiceUnavailable({ message: error.message }),
-  ProcessingUnavailable: (error) => new ServiceUnavailable({ message: error.message })
+  ProcessingUnavailable: (error) => new ServiceUnavailable({ message: error.message }),
+  PhotoUrlRefused: (error) => new Forbidden({ message: error.message })
 }
 
 /** The one place where domain errors become HTTP errors. */

@@ -26,11 +26,12 @@ import { Gone, InsufficientScope, InvalidInput, type Unauthorized } from "../../
 import type { IdempotencyKey } from "../../../../domain/idempotency/IdempotencyKey.ts"
 import { IdempotentRequest } from "../../../../domain/idempotency/IdempotentRequest.ts"
 import type { Caller } from "../../../../domain/keys/Caller.ts"
+import { PhotoUrlRefused } from "../../../../domain/photos/PhotoErrors.ts"
 import { allows } from "../../../../domain/keys/KeyScope.ts"
 import { IdempotentCreates } from "../../../../ports/idempotency/IdempotentCreates.ts"
 import { fingerprintOf } from "../../../idempotency/RequestFingerprint.ts"
 import { Api } from "../../api/Api.ts"
-import { challengeOf, Forbidden, PayloadTooLarge } from "../../api/ApiErrors.ts"
+import { challengeOf, PayloadTooLarge } from "../../api/ApiErrors.ts"
 import { Authorization } from "../../api/Authorization.ts"
 import { isJsonContentType, JSON_MEDIA_TYPE, JsonContentType, unsupportedMediaType } from "../../api/JsonContentType.ts"
 import { validBodyDecode } from "../../api/JsonInt64.ts"
@@ -216,6 +217,8 @@ const compile = <R>(
   const mediaTypes = payloadType === undefined || payloadType === JSON_MEDIA_TYPE
     ? [JSON_MEDIA_TYPE]
     : [payloadType, JSON_MEDIA_TYPE]
+  // The media types a body must declare: JSON's where the endpoint declares JsonContentType, an upload's own.
+  const checkedTypes = rawTypes ?? (jsonContentType ? mediaTypes : undefined)
   const decodeBody = payload === undefined ? undefined : decoder(Schema.Union(payload.schemas))
   // Valid bytes take the body schema's compiled steps; the schema explains any refusal.
   const validBody = payload?.schemas.length === 1 ? validBodyDecode(payload.schemas[0]!) : undefined
@@ -274,10 +277,10 @@ const compile = <R>(
       }
       const context = fiber.context as Context.Context<RouteServices>
       const request = Context.getUnsafe(context, HttpServerRequest.HttpServerRequest)
-      if (jsonContentType) {
+      if (checkedTypes !== undefined) {
         const contentType = request.headers["content-type"]
-        if (!isJsonContentType(contentType, mediaTypes)) {
-          return Effect.succeed(errorResponse(unsupportedMediaType(contentType, mediaTypes)))
+        if (!isJsonContentType(contentType, checkedTypes)) {
+          return Effect.succeed(errorResponse(unsupportedMediaType(contentType, checkedTypes)))
         }
       }
       const input: {
@@ -305,7 +308,7 @@ const compile = <R>(
         input.query = decoded.success
       }
       const clock = fiber.getRef(Clock.Clock)
-      if (rawTypes !== undefined) return readRaw(request, rawTypes, input, clock)
+      if (rawTypes !== undefined) return readRaw(request, input, clock)
       if (decodePayload === undefined) return run(input, clock)
       // A body that cannot be read (too large, cut off) is the framework's to answer, as under HttpApi.
       return Effect.matchEffect(Effect.provideService(request.arrayBuffer, HttpIncomingMessage.MaxBodySize, MAX_BODY_SIZE), {
@@ -319,16 +322,13 @@ const compile = <R>(
       })
     })
 
-  // A raw body: of one of `types`, refused at once when its declared length is over the
+  // A raw body (its type checked already): refused at once when its declared length is over the
   // limit, and while it arrives when it has none (the connection then closes: the rest is unread).
   const readRaw = (
     request: HttpServerRequest.HttpServerRequest,
-    types: ReadonlyArray<string>,
     input: { payload?: unknown; readonly caller: Caller | undefined },
     clock: Clock.Clock
   ): Effect.Effect<Response, never, R> => {
-    const contentType = request.headers["content-type"]
-    if (!isJsonContentType(contentType, types)) return Effect.succeed(errorResponse(unsupportedMediaType(contentType, types)))
     const limit = services.rawBodyMaxBytes
     const tooLarge = errorResponse(
       new PayloadTooLarge({ message: `the request body exceeds ${limit} bytes` }),
@@ -342,7 +342,8 @@ const compile = <R>(
           ? Effect.succeed(tooLarge)
           : Effect.die(error),
       onSuccess: (body) => {
-        input.payload = { contentType, bytes: new Uint8Array(body) } satisfies RawBody
+        // Its type was checked with the others' (checkedTypes).
+        input.payload = { contentType: request.headers["content-type"]!, bytes: new Uint8Array(body) } satisfies RawBody
         return run(input, clock)
       }
     })
@@ -350,7 +351,7 @@ const compile = <R>(
 
   if (!authorization) return serve(undefined)
   const answers = { refused: (error: Unauthorized) => Effect.succeed(unauthorized(error)), admitted: serve }
-  const forbidden = errorResponse(new Forbidden({ message: "the URL's signature is not valid or has expired" }))
+  const forbidden = errorResponse(toHttpError(new PhotoUrlRefused()))
   const check = Effect.withFiber((fiber) => {
     const context = fiber.context as Context.Context<RouteServices>
     const request = Context.getUnsafe(context, HttpServerRequest.HttpServerRequest)
