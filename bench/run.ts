@@ -36,6 +36,9 @@
  *            writes (both rounds write the outbox); idle CPU with 100 caught-up subscriptions
  *            against none (target within 2x); 1,000 subscriptions and 20 creates: the time until
  *            every subscription has every event, deliveries/s, first delivery by rank. About 5 minutes
+ *   uploads  a 3 MB, 12-megapixel JPEG uploaded as a pet's photo on PostgreSQL and embedded: the
+ *            upload's time and server CPU, the list's p99 beside two uploading clients against
+ *            alone (target <= 2x), peak RSS with 4 uploads at once (bound 250 MB); about 2 minutes
  *   allocations
  *            bytes allocated and promoted per request from V8's GC trace (counts of the code's
  *            own doing, steady under load): Animal Store on memory and PostgreSQL against the
@@ -80,6 +83,7 @@ import { parseArgs } from "node:util"
 import type { BodyName } from "./bodies.ts"
 import { httpSection } from "./http.ts"
 import { allocationsSection } from "./allocations.ts"
+import { uploadsSection } from "./uploads.ts"
 import { instructionsSection } from "./instructions.ts"
 import type { InventoryArgs, InventoryResult, InventoryRow } from "./inventory.ts"
 import {
@@ -118,7 +122,7 @@ const { values: flags } = parseArgs({
   }
 })
 const QUICK = flags.quick
-const ALL_SECTIONS = ["repo", "http", "scale", "inventory", "memory", "hostile", "sse", "outbox", "webhooks", "allocations", "instructions"]
+const ALL_SECTIONS = ["repo", "http", "scale", "inventory", "memory", "hostile", "sse", "outbox", "webhooks", "uploads", "allocations", "instructions"]
 const SECTIONS = new Set((flags.sections ?? (QUICK ? "http,scale" : ALL_SECTIONS.join(","))).split(",").map((s) => s.trim()))
 for (const name of SECTIONS) {
   if (!ALL_SECTIONS.includes(name)) {
@@ -470,6 +474,10 @@ const outboxSection = async () => {
   output["outbox"] = { ...OUTBOX, rows }
 }
 
+const uploadsSectionRun = async () => {
+  output["uploads"] = await uploadsSection({ report, work, apiKey: API_KEY, pgUrl: await usablePgUrl("uploads") })
+}
+
 const allocationsSectionRun = async () => {
   output["allocations"] = await allocationsSection({
     report,
@@ -728,6 +736,7 @@ const main = async () => {
     ["sse", sseSectionRun],
     ["outbox", outboxSection],
     ["webhooks", webhooksSectionRun],
+    ["uploads", uploadsSectionRun],
     ["allocations", allocationsSectionRun],
     ["instructions", instructionsSectionRun]
   ]
