@@ -35,9 +35,9 @@ describe("src/adapters/http", () => {
 
   it("maps domain errors to answers in exactly one place", () => {
     expect(sites(/\bconst toHttpError\b/g)).toEqual(["HttpErrors.ts"])
-    // The answers of the scope and idempotency refusals are made there only.
+    // The answers of the scope, signed URL and idempotency refusals are made there only.
     expect(sites(/new (Forbidden|IdempotencyKeyReused|IdempotencyKeyInUse|InvalidTransition)\(/g)).toEqual(
-      Array(4).fill("HttpErrors.ts")
+      Array(5).fill("HttpErrors.ts")
     )
   })
 

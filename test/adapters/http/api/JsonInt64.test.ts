@@ -4,12 +4,15 @@ import { HttpApi } from "effect/http-api"
 import { Api } from "../../../../src/adapters/http/api/Api.ts"
 import { validBodyDecode } from "../../../../src/adapters/http/api/JsonInt64.ts"
 
-// Every request body of the Api, as the router decodes it.
+// Every JSON request body of the Api, as the router decodes it (an upload's bytes are not JSON).
 const bodies = new Map<string, Schema.Top>()
 HttpApi.reflect(Api, {
   onGroup: () => {},
   onEndpoint: ({ endpoint }) => {
-    for (const [, payload] of endpoint.payload) for (const schema of payload.schemas) bodies.set(endpoint.identifier, schema)
+    for (const [mediaType, payload] of endpoint.payload) {
+      if (!mediaType.endsWith("json")) continue
+      for (const schema of payload.schemas) bodies.set(endpoint.identifier, schema)
+    }
   }
 })
 
