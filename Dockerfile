@@ -31,8 +31,13 @@ COPY package.json ./
 RUN mkdir -p node_modules/.cache /data \
   && chown node:node node_modules/.cache /data
 # The bundle holds everything but PGlite (its WebAssembly and data files sit next to its
-# modules), copied from the full install.
+# modules) and sharp with its libvips binding (@img: the platform's, and what sharp needs
+# of its own), copied from the full install.
 COPY --from=build /app/node_modules/@electric-sql/pglite node_modules/@electric-sql/pglite
+COPY --from=build /app/node_modules/sharp node_modules/sharp
+COPY --from=build /app/node_modules/@img node_modules/@img
+COPY --from=build /app/node_modules/detect-libc node_modules/detect-libc
+COPY --from=build /app/node_modules/semver node_modules/semver
 COPY --from=build /app/build build
 USER node
 ENV NODE_ENV=production \

@@ -96,8 +96,9 @@ const bundleInto = async (dir: string, entries: Readonly<Record<string, string>>
     },
     platform: "node",
     // PGlite finds its WebAssembly and data files next to its own modules; pg-native is
-    // an optional addon of pg that is not installed.
-    external: ["@electric-sql/pglite", "pg-native"],
+    // an optional addon of pg that is not installed; sharp loads its native libvips
+    // binding (@img/sharp-<platform>) from its own install.
+    external: ["@electric-sql/pglite", "pg-native", "sharp"],
     logLevel: "warn",
     output: {
       dir,
