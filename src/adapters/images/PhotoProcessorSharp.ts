@@ -14,15 +14,20 @@ export { DEFAULTS, type Options }
 const FORMAT_OF: Record<ImageType, string> = { "image/jpeg": "jpeg", "image/png": "png", "image/webp": "webp" }
 
 // The original re-encoded in its own type; quality high enough that a second encode loses little.
+// A JPEG without Huffman optimisation: with it, libjpeg keeps the whole image's coefficients
+// for a second pass (36 MB for 12 megapixels) and took 4x the CPU (measured on a 3 MB,
+// 4000x3000 JPEG: 510-650 ms against 120-160 ms), for a file 8% smaller.
 const encodeOriginal = (pipeline: Sharp, type: ImageType): Sharp =>
   type === "image/jpeg"
-    ? pipeline.jpeg({ quality: 90 })
+    ? pipeline.jpeg({ quality: 90, optimiseCoding: false })
     : type === "image/png"
     ? pipeline.png()
     : pipeline.webp({ quality: 90 })
 
-const scaled = (pipeline: Sharp, size: number): Sharp =>
-  pipeline.resize({ width: size, height: size, fit: "inside", withoutEnlargement: true }).webp({ quality: 80 })
+const fitIn = (size: number) => ({ width: size, height: size, fit: "inside", withoutEnlargement: true }) as const
+
+// sharp's output as a plain Uint8Array over the same memory: no copy of a rendition's bytes.
+const viewOf = (buffer: Buffer): Uint8Array => new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength)
 
 // libvips' words are not for the client: a decode failure is named, not quoted.
 const invalid = (type: ImageType) => new InvalidImage({ message: `the body does not decode as a whole ${type} image` })
@@ -43,20 +48,24 @@ const processNow = (bytes: Uint8Array, type: ImageType, maxPixels: number): Prom
       })
     }
     // autoOrient applies the EXIF orientation; sharp writes no metadata unless asked to, GPS and all.
-    const upright = () => input().autoOrient()
-    const [original, thumb, medium] = await Promise.all([
-      encodeOriginal(upright(), type).toBuffer({ resolveWithObject: true }),
-      scaled(upright(), RENDITION_SIZE.thumb).toBuffer(),
-      scaled(upright(), RENDITION_SIZE.medium).toBuffer()
-    ])
+    // One step after the other, each its own decode: the original streams the image through
+    // in strips (no whole decoded image is held unless a rotation needs one); the medium is
+    // decoded at a reduced scale (a JPEG's shrink-on-load: 1/2, 1/4, 1/8), its few pixels
+    // kept raw, and the thumb is made from them rather than from a third decode.
+    const original = await encodeOriginal(input().autoOrient(), type).toBuffer({ resolveWithObject: true })
+    const pixels = await input().autoOrient().resize(fitIn(RENDITION_SIZE.medium)).raw().toBuffer({ resolveWithObject: true })
+    const fromPixels = () =>
+      sharp(pixels.data, { raw: { width: pixels.info.width, height: pixels.info.height, channels: pixels.info.channels } })
+    const medium = await fromPixels().webp({ quality: 80 }).toBuffer()
+    const thumb = await fromPixels().resize(fitIn(RENDITION_SIZE.thumb)).webp({ quality: 80 }).toBuffer()
     return {
       contentType: type,
       width: original.info.width,
       height: original.info.height,
       renditions: {
-        original: { contentType: type, data: new Uint8Array(original.data) },
-        thumb: { contentType: "image/webp", data: new Uint8Array(thumb) },
-        medium: { contentType: "image/webp", data: new Uint8Array(medium) }
+        original: { contentType: type, data: viewOf(original.data) },
+        thumb: { contentType: "image/webp", data: viewOf(thumb) },
+        medium: { contentType: "image/webp", data: viewOf(medium) }
       }
     } satisfies ProcessedPhoto
   })().catch(() => invalid(type))
