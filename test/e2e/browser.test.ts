@@ -3,8 +3,8 @@
  * local HTTP origins: the service's port and a page server's), as a browser client
  * would: CORS preflight, credentials in `Authorization`, reading exposed headers and
  * error bodies; and a page of an origin that is not allowed is refused by the browser.
- * And the docs page's "Test Request", clicked as a developer would, calls the service; the
- * page itself asks no other host for anything.
+ * And the docs page's "Test Request", clicked as a developer would, calls the service (an
+ * upload of a file from its form too); the page itself asks no other host for anything.
  * Skipped, saying so, where no Chromium is installed; on CI (CI=true) that fails instead.
  */
 import { existsSync, mkdtempSync, rmSync } from "node:fs"
@@ -13,6 +13,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { type BrowserContext, chromium } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { jpeg } from "../adapters/images/TestImages.ts"
 import { killAll, type ServiceProcess, startService } from "./ServiceProcess.ts"
 
 const CHROMIUM = "/usr/bin/chromium"
@@ -190,4 +191,50 @@ describe.skipIf(!installed && !onCi)("a real browser", () => {
     await page.close()
     expect(shown).toContain(`"categoryId": 9007199254740993`)
   }, 60_000)
+
+  // Longer: alone, its first /docs load reads the 3 MB script, tens of seconds on a loaded machine.
+  it("/docs: an upload is tried from the page's form, a file in a multipart part, and its signed URL shows in an <img>", async () => {
+    const pet = await fetch(`${service.baseUrl}/v1/pets`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${API_KEY}`, "content-type": "application/json" },
+      body: `{"name":"Tabby","categoryId":1}`
+    }).then((answer) => answer.json() as Promise<{ readonly id: number }>)
+    const page = await context.newPage()
+    await page.goto(`${service.baseUrl}/docs`)
+    // The photos group is folded: open it, then the upload's own section.
+    await page.getByRole("button", { name: "Open Group photos" }).first().click()
+    await page.locator("a").filter({ hasText: /^\s*post\s*\/pets\/\{petId\}\/photos\s*$/ }).first().click()
+    await page.getByRole("button", { name: /Test Request.*post \/pets\/\{petId\}\/photos\)/ }).first().click()
+    await page.getByPlaceholder("Token").first().fill(API_KEY)
+    await page.locator("[contenteditable=true]:right-of(:text('petId'))").first().click()
+    await page.keyboard.type(String(pet.id))
+    // The body as a browser form sends it.
+    await page.getByRole("button", { name: "image/jpeg", exact: true }).first().click()
+    await page.getByRole("option", { name: "Multipart Form" }).click()
+    const [chooser] = await Promise.all([page.waitForEvent("filechooser"), page.getByRole("button", { name: /Select File/ }).click()])
+    await chooser.setFiles({ name: "tabby.jpg", mimeType: "image/jpeg", buffer: await jpeg() })
+    // The page names the part after the file; the service takes the part named "file".
+    await page.locator("[contenteditable=true]", { hasText: /^tabby\.jpg$/ }).first().click()
+    await page.keyboard.press("Control+A")
+    await page.keyboard.type("file")
+    const [response] = await Promise.all([
+      page.waitForResponse((r) => new URL(r.url()).pathname === `/v1/pets/${pet.id}/photos` && r.request().method() === "POST"),
+      page.getByRole("button", { name: /^Send post request/ }).first().click()
+    ])
+    const sent = await response.request().allHeaders()
+    expect(sent["content-type"]).toMatch(/^multipart\/form-data; boundary=/)
+    expect(sent["authorization"]).toBe(`Bearer ${API_KEY}`)
+    expect(response.status(), await response.text()).toBe(201)
+    const photo = (await response.json()) as { readonly width: number; readonly urls: { readonly thumb: string } }
+    expect(photo.width).toBe(300)
+    // An <img> sends no key: the signed URL alone gets the thumb, which the browser decodes.
+    const shown = await page.evaluate(async (src) => {
+      const image = new Image()
+      image.src = src
+      await image.decode()
+      return { width: image.naturalWidth, height: image.naturalHeight }
+    }, `${service.baseUrl}${photo.urls.thumb}`)
+    await page.close()
+    expect(shown).toEqual({ width: 256, height: 171 })
+  }, 120_000)
 })
