@@ -416,6 +416,7 @@ export interface PetJson {
   readonly name: string
   readonly categoryId: number
   readonly status?: "available" | "pending" | "sold"
+  readonly tags: ReadonlyArray<string>
   readonly version: number
 }
 

@@ -113,7 +113,7 @@ describe.skipIf(!installed && !onCi)("a real browser", () => {
       [201, "/v1/pets/1", "browser-request-1"],
       [201, "/v1/pets/2", "browser-request-1"]
     ])
-    expect(seen.created[0]?.body).toEqual({ id: 1, name: "Rex", categoryId: 1, status: "available", version: 1 })
+    expect(seen.created[0]?.body).toEqual({ id: 1, name: "Rex", categoryId: 1, status: "available", tags: [], version: 1 })
     expect(seen.link).toMatch(/^<\/v1\/pets\?limit=1&cursor=[\w-]+>; rel="next"$/)
     expect(seen.deprecation).toMatch(/^@\d+$/)
     expect(seen.sunset).toBe("Thu, 05 Dec 2030 00:00:00 GMT")

@@ -167,7 +167,7 @@ describe.skipIf(engineProblem !== undefined)("the container image", () => {
     const created = await fetch(`${base}/v1/pets`, { method: "POST", headers, body: `{"name":"Rex","categoryId":1}` })
     expect(created.status).toBe(201)
     const listed = await fetch(`${base}/v1/pets`, { headers })
-    expect(await listed.json()).toEqual([{ id: 1, name: "Rex", categoryId: 1, version: 1 }])
+    expect(await listed.json()).toEqual([{ id: 1, name: "Rex", categoryId: 1, tags: [], version: 1 }])
     // DATA_DIR is the volume: the embedded store's files are there.
     expect(await docker("exec", container, "ls", "/data")).toMatch(/animal-store\.pid/)
     await docker("stop", "--time", "15", container)

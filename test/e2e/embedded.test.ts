@@ -269,7 +269,7 @@ describe("embedded store under concurrent requests", () => {
     created.push(...pets)
     expect(new Set(pets.map((pet) => pet.id)).size).toBe(500)
     // Each answer carries the pet that was asked for (no crossed responses).
-    pets.forEach((pet, i) => expect({ ...pet, id: 0 }).toEqual({ ...newPet(i, "c"), id: 0, version: 1 }))
+    pets.forEach((pet, i) => expect({ ...pet, id: 0 }).toEqual({ ...newPet(i, "c"), id: 0, tags: [], version: 1 }))
 
     const mismatched = await mapConcurrent(pets, 32, async (pet) => {
       const result = await service.request("GET", `/v1/pets/${pet.id}`, { apiKey: API_KEY })

@@ -4,6 +4,7 @@
  * 0.7-0.9 s to open an existing directory (0.2 s with these).
  */
 import { PGlite, type PGliteOptions } from "@electric-sql/pglite"
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm"
 
 /**
  * V8 flags for PGlite's WebAssembly: baseline code (Liftoff) only. V8's
@@ -43,5 +44,7 @@ export const pgliteOptions: PGliteOptions = {
       "max_replication_slots=0",
       "maintenance_work_mem=16MB"
     ].flatMap((setting) => ["-c", setting])
-  ]
+  ],
+  // pg_trgm's trigram index serves name search (migration 0020 creates the extension).
+  extensions: { pg_trgm }
 }

@@ -43,6 +43,16 @@ export class IdOrdered<A extends { readonly id: bigint }> {
     return this.#items.slice(start, start + limit)
   }
 
+  /** Up to `limit` entries with an id greater than `after` that satisfy `keep`, ascending by id. */
+  pageWhere(after: bigint | undefined, limit: number, keep: (item: A) => boolean): Array<A> {
+    const page: Array<A> = []
+    for (let i = after === undefined ? 0 : this.#firstAfter(after); i < this.#items.length && page.length < limit; i++) {
+      const item = this.#items[i]!
+      if (keep(item)) page.push(item)
+    }
+    return page
+  }
+
   // Index of the first entry whose id is greater than `id`.
   #firstAfter(id: bigint): number {
     let lo = 0

@@ -1,5 +1,7 @@
 import { Effect } from "effect"
 import { Migrator, SqlClient } from "effect/sql"
+import { searchKey } from "../../domain/pets/PetSearch.ts"
+import { PET_TAG_PATTERN, PET_TAGS_MAX } from "../../domain/pets/PetTag.ts"
 
 /** Table that records which migrations have run. */
 export const MIGRATIONS_TABLE = "animal_store_migrations"
@@ -592,6 +594,120 @@ export const loader = Migrator.fromRecord({
         one boolean PRIMARY KEY DEFAULT true CONSTRAINT photo_url_secret_one_row CHECK (one),
         secret text NOT NULL CONSTRAINT photo_url_secret_length CHECK (char_length(secret) >= 32)
       )
+    `
+  }),
+  // Tags and search on pets.
+  // - `pets.tags` is what a pet answer reads; `pet_tags` (tag, pet_id), one row per tag of
+  //   each pet not retired, serves `?tag=` as a keyset walk of one tag's pets, so a page
+  //   costs the same for a common tag as for a rare one; `tag_counts` serves the tags in
+  //   use without a scan. Both follow `pets` by triggers in each change's transaction, so
+  //   a create stays one statement. Row triggers with a WHEN: a change that leaves the
+  //   tags and the retirement alone (a status an order sets) runs no function at all.
+  // - The counts are slotted like pet_counts (0006): one row per tag would make every
+  //   create of a popular tag wait for the commit of the one before it.
+  // - Tags sort by code point (COLLATE "C"), as the memory store sorts them.
+  // - `name_key` is the name through the domain's searchKey, written by the adapter (the
+  //   database has no function that normalizes exactly as JavaScript does), filled here
+  //   for the pets already stored; a pg_trgm GIN index on it serves `?q=` as LIKE
+  //   '%text%'. PGlite loads pg_trgm as an extension (PgliteSettings).
+  // The lock keeps writers out while the existing names are keyed and until the triggers
+  // are in place.
+  "0020_pet_tags_and_search": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`CREATE EXTENSION IF NOT EXISTS pg_trgm`
+    yield* sql`LOCK TABLE pets IN SHARE ROW EXCLUSIVE MODE`
+    yield* sql`
+      CREATE FUNCTION pet_tags_valid(tags text[]) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$
+        SELECT cardinality(tags) <= ${sql.literal(String(PET_TAGS_MAX))}
+           AND (SELECT count(*) = count(DISTINCT tag) AND bool_and(tag ~ '${sql.literal(PET_TAG_PATTERN)}') IS NOT FALSE
+                FROM unnest(tags) AS tag)
+           AND array_position(tags, NULL) IS NULL
+           AND coalesce(array_ndims(tags), 1) = 1
+      $$
+    `
+    yield* sql`
+      ALTER TABLE pets
+        ADD COLUMN tags text[] NOT NULL DEFAULT '{}' CONSTRAINT pets_tags_valid CHECK (pet_tags_valid(tags)),
+        ADD COLUMN name_key text
+    `
+    // Keyed in batches through the one normalization the adapter writes with.
+    for (;;) {
+      const rows = yield* sql<{ id: bigint; name: string }>`
+        SELECT id, name FROM pets WHERE name_key IS NULL ORDER BY id LIMIT 5000`
+      if (rows.length === 0) break
+      yield* sql`
+        UPDATE pets SET name_key = keyed.name_key
+        FROM unnest(${rows.map((row) => String(row.id))}::bigint[], ${rows.map((row) => searchKey(row.name))}::text[])
+          AS keyed (id, name_key)
+        WHERE pets.id = keyed.id`
+    }
+    yield* sql`ALTER TABLE pets ALTER COLUMN name_key SET NOT NULL`
+    yield* sql`
+      CREATE INDEX pets_name_key_trgm ON pets USING gin (name_key gin_trgm_ops) WHERE deleted_at IS NULL
+    `
+    yield* sql`
+      CREATE TABLE pet_tags (
+        tag text COLLATE "C" NOT NULL,
+        pet_id bigint NOT NULL,
+        PRIMARY KEY (tag, pet_id)
+      )
+    `
+    yield* sql`
+      CREATE TABLE tag_counts (
+        tag text COLLATE "C" NOT NULL,
+        slot integer NOT NULL CONSTRAINT tag_counts_slot_range CHECK (slot BETWEEN 0 AND 15),
+        pets bigint NOT NULL,
+        PRIMARY KEY (tag, slot)
+      )
+    `
+    // In tag order, so two writers lock the rows of a slot in the same order.
+    yield* sql`
+      CREATE FUNCTION tag_counts_add(tags text[], change bigint) RETURNS void LANGUAGE sql AS $$
+        INSERT INTO tag_counts (tag, slot, pets)
+        SELECT tag, pg_backend_pid() % 16, change FROM unnest(tags) AS tag ORDER BY tag
+        ON CONFLICT (tag, slot) DO UPDATE SET pets = tag_counts.pets + EXCLUDED.pets
+      $$
+    `
+    // The old row's tags out (when it was not retired), the new row's in (when it is not).
+    yield* sql`
+      CREATE FUNCTION pet_tags_follow() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF TG_OP <> 'INSERT' AND OLD.deleted_at IS NULL AND cardinality(OLD.tags) > 0 THEN
+          DELETE FROM pet_tags WHERE tag = ANY (OLD.tags) AND pet_id = OLD.id;
+          PERFORM tag_counts_add(OLD.tags, -1);
+        END IF;
+        IF TG_OP <> 'DELETE' AND NEW.deleted_at IS NULL AND cardinality(NEW.tags) > 0 THEN
+          INSERT INTO pet_tags (tag, pet_id) SELECT tag, NEW.id FROM unnest(NEW.tags) AS tag;
+          PERFORM tag_counts_add(NEW.tags, 1);
+        END IF;
+        RETURN NULL;
+      END
+      $$
+    `
+    yield* sql`
+      CREATE TRIGGER pet_tags_insert AFTER INSERT ON pets
+      FOR EACH ROW WHEN (cardinality(NEW.tags) > 0) EXECUTE FUNCTION pet_tags_follow()
+    `
+    yield* sql`
+      CREATE TRIGGER pet_tags_update AFTER UPDATE ON pets
+      FOR EACH ROW WHEN (OLD.tags IS DISTINCT FROM NEW.tags OR (OLD.deleted_at IS NULL) <> (NEW.deleted_at IS NULL))
+      EXECUTE FUNCTION pet_tags_follow()
+    `
+    yield* sql`
+      CREATE TRIGGER pet_tags_delete AFTER DELETE ON pets
+      FOR EACH ROW WHEN (cardinality(OLD.tags) > 0) EXECUTE FUNCTION pet_tags_follow()
+    `
+    yield* sql`
+      CREATE FUNCTION pet_tags_clear() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        TRUNCATE pet_tags, tag_counts;
+        RETURN NULL;
+      END
+      $$
+    `
+    yield* sql`
+      CREATE TRIGGER pet_tags_clear AFTER TRUNCATE ON pets
+      FOR EACH STATEMENT EXECUTE FUNCTION pet_tags_clear()
     `
   })
 })

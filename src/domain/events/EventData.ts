@@ -1,6 +1,7 @@
 import { DateTime } from "effect"
 import type { Order } from "../orders/Order.ts"
 import type { Pet } from "../pets/Pet.ts"
+import { sameTags } from "../pets/PetTag.ts"
 import type { Photo } from "../photos/Photo.ts"
 import { parseInt64Json } from "../Int64Json.ts"
 
@@ -17,17 +18,20 @@ export type EventData = bigint | string | boolean | null | ReadonlyArray<EventDa
  */
 export const petData = (pet: Pet): EventData =>
   pet.status === undefined
-    ? { id: pet.id, name: pet.name, categoryId: pet.categoryId, version: BigInt(pet.version) }
-    : { id: pet.id, name: pet.name, categoryId: pet.categoryId, status: pet.status, version: BigInt(pet.version) }
+    ? { id: pet.id, name: pet.name, categoryId: pet.categoryId, tags: pet.tags, version: BigInt(pet.version) }
+    : { id: pet.id, name: pet.name, categoryId: pet.categoryId, status: pet.status, tags: pet.tags, version: BigInt(pet.version) }
 
 /**
  * A `pet.updated` event's data: the pet after the change, as {@link petData} writes it,
  * and `changed`, the names of the fields the change set or removed (empty for a patch
- * that set every field to what it was).
+ * that set every field to what it was); `tags` when the list changed, its order included.
  */
 export const petUpdatedData = (before: Pet, after: Pet): EventData => ({
   ...(petData(after) as { readonly [key: string]: EventData }),
-  changed: (["name", "categoryId", "status"] as const).filter((field) => before[field] !== after[field])
+  changed: [
+    ...(["name", "categoryId", "status"] as const).filter((field) => before[field] !== after[field]),
+    ...(sameTags(before.tags, after.tags) ? [] : ["tags"])
+  ]
 })
 
 /**

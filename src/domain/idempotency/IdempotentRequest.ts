@@ -15,7 +15,8 @@ export const IDEMPOTENCY_RETENTION = Duration.hours(24)
  * whichever operation it was: the same key on the other create is a different request.
  */
 export const createPetIdentity = (pet: NewPet): string =>
-  JSON.stringify(["createPet", pet.name, String(pet.categoryId), pet.status ?? null])
+  // Tags only when there are some, so the identity of a tagless create is what it was before tags.
+  JSON.stringify(["createPet", pet.name, String(pet.categoryId), pet.status ?? null, ...(pet.tags.length === 0 ? [] : [pet.tags])])
 
 /** {@link createPetIdentity} of placeOrder: the pet is all its input (the quantity is always 1). */
 export const placeOrderIdentity = (petId: PetId): string => JSON.stringify(["placeOrder", String(petId)])

@@ -6,7 +6,7 @@ import type { PetPrecondition } from "../../domain/pets/PetChanges.ts"
 import type { PetId } from "../../domain/pets/PetId.ts"
 import type { PetInventory } from "../../domain/pets/PetInventory.ts"
 import type { PetPatch } from "../../domain/pets/PetPatch.ts"
-import type { PetQuery } from "../../domain/pets/PetQuery.ts"
+import type { PetQuery, TagCount, TagQuery } from "../../domain/pets/PetQuery.ts"
 
 /**
  * Where pets are kept. Every adapter (memory, embedded, PostgreSQL) passes the
@@ -31,8 +31,14 @@ export class PetRepository extends Context.Service<PetRepository, {
     id: PetId,
     precondition: PetPrecondition
   ) => Effect.Effect<void, PetNotFound | PetChanged | PetHasOpenOrder | StoreUnavailable>
-  /** Up to `limit` pets with id greater than `after`, optionally with `status`, ascending by id. */
+  /**
+   * Up to `limit` pets with id greater than `after`, ascending by id; optionally only those
+   * with `status`, carrying all of `tags`, whose name contains `q` (through searchKey). A
+   * tag filter's cost does not grow with the catalogue; a search's may on the memory store.
+   */
   readonly list: (query: PetQuery) => Effect.Effect<ReadonlyArray<Pet>, StoreUnavailable>
+  /** The tags pets carry (retired pets' aside), each with how many carry it, from kept counts: a page in tag order. */
+  readonly tags: (query: TagQuery) => Effect.Effect<ReadonlyArray<TagCount>, StoreUnavailable>
   /** How many pets are in each status, and without one, at one instant. */
   readonly inventory: Effect.Effect<PetInventory, StoreUnavailable>
   /** Succeeds when the store can serve requests right now. */

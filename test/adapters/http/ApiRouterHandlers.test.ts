@@ -9,6 +9,7 @@ describe("ApiRouter.Handlers", () => {
   it("has exactly one key per operation of the Api", () => {
     expectTypeOf<OperationId>().toEqualTypeOf<
       | "listPets"
+      | "listTags"
       | "createPet"
       | "getPet"
       | "updatePet"

@@ -44,7 +44,7 @@ describe("POST /v1/pets (createPet)", () => {
     expect(result.status).toBe(201)
     expect(result.headers.get("content-type")).toBe("application/json")
     expect(result.headers.get("location")).toBe("/v1/pets/1")
-    expect(result.text).toBe(`{"id":1,"name":"Rex","categoryId":7,"status":"available","version":1}`)
+    expect(result.text).toBe(`{"id":1,"name":"Rex","categoryId":7,"status":"available","tags":[],"version":1}`)
     const fetched = await server.call("GET", "/v1/pets/1", { headers: AUTH })
     expect(fetched.status).toBe(200)
     expect(fetched.text).toBe(result.text)
@@ -71,18 +71,18 @@ describe("POST /v1/pets (createPet)", () => {
     const server = freshServer()
     const result = await post(server, body({ name: "Tom", categoryId: 3 }))
     expect(result.status).toBe(201)
-    expect(result.text).toBe(`{"id":1,"name":"Tom","categoryId":3,"version":1}`)
+    expect(result.text).toBe(`{"id":1,"name":"Tom","categoryId":3,"tags":[],"version":1}`)
     expect(Object.keys(result.json as object)).not.toContain("status")
     const fetched = await server.call("GET", "/v1/pets/1", { headers: AUTH })
-    expect(fetched.text).toBe(`{"id":1,"name":"Tom","categoryId":3,"version":1}`)
-    expect(await listAll(server)).toBe(`[{"id":1,"name":"Tom","categoryId":3,"version":1}]`)
+    expect(fetched.text).toBe(`{"id":1,"name":"Tom","categoryId":3,"tags":[],"version":1}`)
+    expect(await listAll(server)).toBe(`[{"id":1,"name":"Tom","categoryId":3,"tags":[],"version":1}]`)
   })
 
   it("ignores a client-supplied id (and other unknown keys)", async () => {
     const server = freshServer()
     const result = await post(server, body({ id: 99, name: "Rex", categoryId: 1, colour: "brown" }))
     expect(result.status).toBe(201)
-    expect(result.text).toBe(`{"id":1,"name":"Rex","categoryId":1,"version":1}`)
+    expect(result.text).toBe(`{"id":1,"name":"Rex","categoryId":1,"tags":[],"version":1}`)
     expect(result.headers.get("location")).toBe("/v1/pets/1")
     expectError(await server.call("GET", "/v1/pets/99", { headers: AUTH }), 404, "not_found")
     const second = await post(server, body({ id: 1, name: "Tom", categoryId: 1 }))
@@ -149,10 +149,10 @@ describe("POST /v1/pets (createPet)", () => {
         const server = freshServer()
         const result = await post(server, rawBody(`"Rex"`, digits))
         expect(result.status).toBe(201)
-        expect(result.text).toBe(`{"id":1,"name":"Rex","categoryId":${digits},"version":1}`)
+        expect(result.text).toBe(`{"id":1,"name":"Rex","categoryId":${digits},"tags":[],"version":1}`)
         const fetched = await server.call("GET", "/v1/pets/1", { headers: AUTH })
-        expect(fetched.text).toBe(`{"id":1,"name":"Rex","categoryId":${digits},"version":1}`)
-        expect(await listAll(server)).toBe(`[{"id":1,"name":"Rex","categoryId":${digits},"version":1}]`)
+        expect(fetched.text).toBe(`{"id":1,"name":"Rex","categoryId":${digits},"tags":[],"version":1}`)
+        expect(await listAll(server)).toBe(`[{"id":1,"name":"Rex","categoryId":${digits},"tags":[],"version":1}]`)
       }
     )
 
@@ -209,7 +209,7 @@ describe("POST /v1/pets (createPet)", () => {
       const server = freshServer()
       const result = await post(server, withValues(MAX_BODY_VALUES))
       expect(result.status).toBe(201)
-      expect(result.text).toBe(`{"id":1,"name":"Rex","categoryId":1,"version":1}`)
+      expect(result.text).toBe(`{"id":1,"name":"Rex","categoryId":1,"tags":[],"version":1}`)
     })
 
     it("counts values, not the brackets and commas inside strings, and an empty container as one", async () => {
@@ -241,7 +241,7 @@ describe("POST /v1/pets (createPet)", () => {
         "content-type": "application/json; charset=utf-8"
       })
       expect(result.status).toBe(201)
-      expect(result.text).toBe(`{"id":1,"name":"Rex","categoryId":1,"version":1}`)
+      expect(result.text).toBe(`{"id":1,"name":"Rex","categoryId":1,"tags":[],"version":1}`)
     })
 
     it("refuses text/plain with 415 unsupported_media_type", async () => {
@@ -291,7 +291,7 @@ describe("POST /v1/pets (createPet)", () => {
       expect(new TextEncoder().encode(payload).byteLength).toBeLessThanOrEqual(MAX_BODY_BYTES)
       const result = await post(server, payload)
       expect(result.status).toBe(201)
-      expect(result.text).toBe(`{"id":1,"name":"${name}","categoryId":-9223372036854775808,"status":"available","version":1}`)
+      expect(result.text).toBe(`{"id":1,"name":"${name}","categoryId":-9223372036854775808,"status":"available","tags":[],"version":1}`)
     })
 
     it(`accepts a valid body of exactly ${MAX_BODY_BYTES} bytes`, async () => {
@@ -300,7 +300,7 @@ describe("POST /v1/pets (createPet)", () => {
       expect(new TextEncoder().encode(payload).byteLength).toBe(MAX_BODY_BYTES)
       const result = await post(server, payload)
       expect(result.status).toBe(201)
-      expect(result.text).toBe(`{"id":1,"name":"Rex","categoryId":1,"version":1}`)
+      expect(result.text).toBe(`{"id":1,"name":"Rex","categoryId":1,"tags":[],"version":1}`)
     })
 
     it(`refuses ${MAX_BODY_BYTES + 1} bytes with 413 payload_too_large`, async () => {
@@ -314,6 +314,39 @@ describe("POST /v1/pets (createPet)", () => {
     it("answers a body within the limit that is otherwise invalid with 400, not 413", async () => {
       const payload = `{"name":"${"x".repeat(MAX_BODY_BYTES - 40)}","categoryId":1}`
       await expectRejected(payload, 400, "invalid_request", ["name"])
+    })
+  })
+
+  describe("tags", () => {
+    it("stores them in the order given and answers them; none is []", async () => {
+      const server = freshServer()
+      const tagged = await post(server, body({ name: "Zoë", categoryId: 1, tags: ["young", "cat", "0-1"] }))
+      expect(tagged.status).toBe(201)
+      expect(tagged.text).toBe(`{"id":1,"name":"Zoë","categoryId":1,"tags":["young","cat","0-1"],"version":1}`)
+      expect((await server.call("GET", "/v1/pets/1", { headers: AUTH })).text).toBe(tagged.text)
+      expect((await post(server, body({ name: "Tom", categoryId: 1, tags: [] }))).text)
+        .toBe(`{"id":2,"name":"Tom","categoryId":1,"tags":[],"version":1}`)
+    })
+
+    it.each([
+      [["Cat"], "tags[0]", "lowercase slug"],
+      [["-cat"], "tags[0]", "lowercase slug"],
+      [["c".repeat(33)], "tags[0]", "lowercase slug"],
+      [[""], "tags[0]", "lowercase slug"],
+      [["ca t"], "tags[0]", "lowercase slug"],
+      [["caté"], "tags[0]", "lowercase slug"],
+      [["cat\u0000"], "tags[0]", "lowercase slug"],
+      [["cat", "cat"], "tags", "same tag twice"],
+      [Array.from({ length: 11 }, (_, i) => `t${i}`), "tags", "at most 10"],
+      [[1], "tags[0]", "string"],
+      ["cat", "tags", "array"],
+      [null, "tags", "array"]
+    ])("refuses tags %j with 400 naming %s, storing nothing", async (tags, where, why) => {
+      await expectRejected(JSON.stringify({ name: "Rex", categoryId: 1, tags }), 400, "invalid_request", [where, why])
+    })
+
+    it("refuses a lone surrogate in a tag", async () => {
+      await expectRejected(`{"name":"Rex","categoryId":1,"tags":["ca\\ud800"]}`, 400, "invalid_request", ["tags[0]"])
     })
   })
 })

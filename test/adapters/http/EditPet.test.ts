@@ -33,7 +33,7 @@ describe("PATCH /v1/pets/{petId} (updatePet)", () => {
     expect(before).toBe(`"1"`)
     const patched = await patch(server, 1, `{"name":"Rex II","categoryId":-9223372036854775808}`)
     expect(patched.status).toBe(200)
-    expect(patched.text).toBe(`{"id":1,"name":"Rex II","categoryId":-9223372036854775808,"status":"available","version":2}`)
+    expect(patched.text).toBe(`{"id":1,"name":"Rex II","categoryId":-9223372036854775808,"status":"available","tags":[],"version":2}`)
     const etag = patched.headers.get("etag")
     expect(etag).toBe(`"2"`)
     expect(etag).not.toBe(before)
@@ -63,10 +63,10 @@ describe("PATCH /v1/pets/{petId} (updatePet)", () => {
   it("null removes the status; an absent field stays; an empty patch changes nothing but the version", async () => {
     const server = freshServer()
     await createPet(server, { name: "Rex", categoryId: 3, status: "sold" })
-    expect((await patch(server, 1, `{"status":null}`)).text).toBe(`{"id":1,"name":"Rex","categoryId":3,"version":2}`)
-    expect((await patch(server, 1, `{"status":"pending"}`)).text).toBe(`{"id":1,"name":"Rex","categoryId":3,"status":"pending","version":3}`)
+    expect((await patch(server, 1, `{"status":null}`)).text).toBe(`{"id":1,"name":"Rex","categoryId":3,"tags":[],"version":2}`)
+    expect((await patch(server, 1, `{"status":"pending"}`)).text).toBe(`{"id":1,"name":"Rex","categoryId":3,"status":"pending","tags":[],"version":3}`)
     const empty = await patch(server, 1, `{}`)
-    expect(empty.text).toBe(`{"id":1,"name":"Rex","categoryId":3,"status":"pending","version":4}`)
+    expect(empty.text).toBe(`{"id":1,"name":"Rex","categoryId":3,"status":"pending","tags":[],"version":4}`)
     expect(empty.headers.get("etag")).toBe(`"4"`)
   })
 
@@ -163,7 +163,7 @@ describe("DELETE /v1/pets/{petId} (deletePet)", () => {
     expect(deleted.status).toBe(204)
     expect(deleted.text).toBe("")
     expectError(await get(server, 1), 404, "not_found")
-    expect(await listAll(server)).toBe(`[{"id":2,"name":"Tom","categoryId":1,"status":"available","version":1}]`)
+    expect(await listAll(server)).toBe(`[{"id":2,"name":"Tom","categoryId":1,"status":"available","tags":[],"version":1}]`)
     const sold = await server.call("GET", "/v1/pets?status=sold", { headers: AUTH })
     expect(sold.text).toBe("[]")
     expect(await inventory(server)).toEqual({ ...countsBefore, sold: countsBefore["sold"]! - 1 })
@@ -184,5 +184,19 @@ describe("ETag on create", () => {
     const replay = await server.call("POST", "/v1/pets", { body, headers })
     expect(replay.headers.get("idempotent-replayed")).toBe("true")
     expect(replay.headers.get("etag")).toBe(`"1"`)
+  })
+
+  it("tags: a patch replaces the list whole, [] removes it, an absent key keeps it; a bad list is 400 and changes nothing", async () => {
+    const server = freshServer()
+    await createPet(server, { name: "Rex", categoryId: 3, tags: ["dog", "young"] })
+    expect((await patch(server, 1, `{"name":"Rex II"}`)).text)
+      .toBe(`{"id":1,"name":"Rex II","categoryId":3,"tags":["dog","young"],"version":2}`)
+    expect((await patch(server, 1, `{"tags":["old","dog"]}`)).text)
+      .toBe(`{"id":1,"name":"Rex II","categoryId":3,"tags":["old","dog"],"version":3}`)
+    for (const refused of [`{"tags":["Dog"]}`, `{"tags":["dog","dog"]}`, `{"tags":null}`, `{"tags":"dog"}`]) {
+      expectError(await patch(server, 1, refused), 400, "invalid_request", "tags")
+    }
+    expect((await get(server, 1)).text).toBe(`{"id":1,"name":"Rex II","categoryId":3,"tags":["old","dog"],"version":3}`)
+    expect((await patch(server, 1, `{"tags":[]}`)).text).toBe(`{"id":1,"name":"Rex II","categoryId":3,"tags":[],"version":4}`)
   })
 })

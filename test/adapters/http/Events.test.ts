@@ -81,7 +81,7 @@ describe("GET /v1/events (listEvents)", () => {
       [8, "pet.updated"]
     ])
     const ordered = await server.call("GET", `/v1/pets/${pets[0]!.id}`, { headers: AUTH })
-    expect(ordered.json).toEqual({ id: pets[0]!.id, name: "pet 0", categoryId: 0, status: "pending", version: 2 })
+    expect(ordered.json).toEqual({ id: pets[0]!.id, name: "pet 0", categoryId: 0, status: "pending", tags: [], version: 2 })
     expect((second.json as Array<EventJson>)[3]!.data).toEqual({ ...(ordered.json as object), changed: ["status"] })
     expect(second.headers.get("link")).toBeNull()
     // int64 exact in the body: the digits as written, not rounded.

@@ -101,17 +101,20 @@ interface StoredPet {
   readonly name: string
   readonly categoryId: bigint
   readonly status?: string | undefined
+  readonly tags: ReadonlyArray<string>
 }
 
 const stored = (): ReadonlyArray<StoredPet> => Effect.runSync(store.list({ limit: Number.MAX_SAFE_INTEGER }))
 
 const petText = (pet: StoredPet) =>
-  `{id: ${pet.id}, name: ${JSON.stringify(pet.name)}, categoryId: ${pet.categoryId}, status: ${pet.status ?? "(none)"}}`
+  `{id: ${pet.id}, name: ${JSON.stringify(pet.name)}, categoryId: ${pet.categoryId}, status: ${pet.status ?? "(none)"}, ` +
+  `tags: ${JSON.stringify(pet.tags)}}`
 const samePet = (a: StoredPet, b: StoredPet) => petText(a) === petText(b)
 const samePets = (a: ReadonlyArray<StoredPet>, b: ReadonlyArray<StoredPet>) =>
   a.length === b.length && a.every((pet, i) => samePet(pet, b[i]!))
 const matchesExpected = (pet: StoredPet, expected: ExpectedPet) =>
-  pet.name === expected.name && pet.categoryId === expected.categoryId && pet.status === expected.status
+  pet.name === expected.name && pet.categoryId === expected.categoryId && pet.status === expected.status &&
+  JSON.stringify(pet.tags) === JSON.stringify(expected.tags ?? [])
 
 // ---------------------------------------------------------------------------------------------
 // The properties
@@ -279,7 +282,8 @@ const problemsOf = (
         const expected = {
           name: "name" in sent ? sent["name"] : old.name,
           categoryId: "categoryId" in sent ? sent["categoryId"] : old.categoryId,
-          status: "status" in sent ? sent["status"] ?? undefined : old.status
+          status: "status" in sent ? sent["status"] ?? undefined : old.status,
+          tags: "tags" in sent ? sent["tags"] : old.tags
         } as ExpectedPet
         if (!matchesExpected(patched, expected)) problems.push(`patched to ${petText(patched)}, but the patch said ${Formatter.format(sent)}`)
       }

@@ -46,10 +46,10 @@ describe("GET /v1/pets/{petId} (getPet)", () => {
     const rex = await get(server, "/v1/pets/1")
     expect(rex.status).toBe(200)
     expect(rex.headers.get("content-type")).toBe("application/json")
-    expect(rex.text).toBe(`{"id":1,"name":"Rex","categoryId":9007199254740993,"status":"pending","version":1}`)
+    expect(rex.text).toBe(`{"id":1,"name":"Rex","categoryId":9007199254740993,"status":"pending","tags":[],"version":1}`)
     const tom = await get(server, "/v1/pets/2")
     expect(tom.status).toBe(200)
-    expect(tom.text).toBe(`{"id":2,"name":"Tom","categoryId":-9223372036854775808,"version":1}`)
+    expect(tom.text).toBe(`{"id":2,"name":"Tom","categoryId":-9223372036854775808,"tags":[],"version":1}`)
   })
 
   it.each(["3", "0", "-1", "9223372036854775807", "-9223372036854775808"])(
@@ -175,7 +175,7 @@ describe("GET /v1/pets/{petId} (getPet)", () => {
         yield* TestClock.setTime(SUNSET_MILLIS - 1)
         const result = yield* getAt(server, "/v1/pets/1")
         expect(result.status).toBe(200)
-        expect(result.text).toBe(`{"id":1,"name":"Rex","categoryId":1,"status":"sold","version":1}`)
+        expect(result.text).toBe(`{"id":1,"name":"Rex","categoryId":1,"status":"sold","tags":[],"version":1}`)
         expectDeprecationHeaders(result)
       }))
 
@@ -215,7 +215,7 @@ describe("GET /v1/pets/{petId} (getPet)", () => {
           server.call("GET", "/v1/pets?status=sold", { headers: AUTH, context: Context.make(Clock.Clock, clock) })
         )
         expect(result.status).toBe(200)
-        expect(result.text).toBe(`[{"id":1,"name":"Rex","categoryId":1,"status":"sold","version":1}]`)
+        expect(result.text).toBe(`[{"id":1,"name":"Rex","categoryId":1,"status":"sold","tags":[],"version":1}]`)
       }))
 
     effectIt.effect("the TestClock really drives the handler: back before the sunset it serves again", () =>

@@ -33,6 +33,8 @@ export interface ExpectedPet {
   readonly name: string
   readonly categoryId: bigint
   readonly status?: PetStatus
+  /** Absent: none, `[]`. */
+  readonly tags?: ReadonlyArray<string>
 }
 
 /**
@@ -219,7 +221,6 @@ const IGNORED_MEMBERS: ReadonlyArray<Member> = [
   [`"__proto__"`, `{"name":5,"categoryId":"x","status":"lost"}`],
   [`"constructor"`, `{"prototype":{"polluted":true}}`],
   [`"toString"`, "1"],
-  [`"tags"`, `["a",1,null,{"b":[]}]`],
   [`"category"`, `{"id":1,"name":"Dogs"}`],
   [`""`, `""`]
 ]
@@ -249,6 +250,7 @@ const PetTextArb: Arbitrary.Arbitrary<PetText> = Arbitrary.map(
       [key("categoryId"), pet.categoryId.toString()]
     ]
     if (pet.status !== undefined) own.push([key("status"), JSON.stringify(pet.status)])
+    if (pet.tags !== undefined) own.push([key("tags"), JSON.stringify(pet.tags)])
     // Repeated keys are duplicateKey's business; here every key is unique, so the parsed
     // document holds exactly the values its text does.
     const unique = extras.filter(([k], i) => extras.findIndex(([other]) => other === k) === i)
@@ -303,6 +305,38 @@ const hostileName = Arbitrary.map(
       body: [body],
       expect: isPetName(name) ? withinBounds([body], { ...text.pet, name }, body) : REFUSED
     }
+  }
+)
+
+// Tag lists as JSON text, each with the tags a create stores, or undefined where it must be refused.
+const TAG_LISTS: ReadonlyArray<readonly [text: string, tags: ReadonlyArray<string> | undefined]> = [
+  [`[]`, []],
+  [`["cat","young","0-9"]`, ["cat", "young", "0-9"]],
+  [JSON.stringify(Array.from({ length: 10 }, (_, i) => `t${i}`)), Array.from({ length: 10 }, (_, i) => `t${i}`)],
+  [`["${"a".repeat(32)}"]`, ["a".repeat(32)]],
+  [`["\\u0063at"]`, ["cat"]],
+  [JSON.stringify(Array.from({ length: 11 }, (_, i) => `t${i}`)), undefined],
+  [`["${"a".repeat(33)}"]`, undefined],
+  [`["Cat"]`, undefined],
+  [`["cat","cat"]`, undefined],
+  [`["-cat"]`, undefined],
+  [`[""]`, undefined],
+  [`["caté"]`, undefined],
+  [`["ca t"]`, undefined],
+  [`["cat\\u0000"]`, undefined],
+  [`["\\ud800"]`, undefined],
+  [`["a",1,null,{"b":[]}]`, undefined],
+  [`"cat"`, undefined],
+  [`null`, undefined],
+  [`{"0":"cat"}`, undefined]
+]
+
+/** The tags replaced by a list, valid or not: created exactly when the domain accepts it. */
+const hostileTags = Arbitrary.map(
+  Arbitrary.all([PetTextArb, elementOf(TAG_LISTS)]),
+  ([text, [list, tags]]): BodyCase => {
+    const body = objectText([...replaceMember(text.members, "tags", undefined), [`"tags"`, list]], text.ws)
+    return { body: [body], expect: tags === undefined ? REFUSED : withinBounds([body], { ...text.pet, tags }, body) }
   }
 )
 
@@ -515,6 +549,7 @@ const nearTheBounds = Arbitrary.map(
 const HostileCreateBody: Arbitrary.Arbitrary<BodyCase> = oneOf([
   Arbitrary.map(PetTextArb, validBody),
   hostileName,
+  hostileTags,
   hostileCategoryInteger,
   wrongValue,
   negativeZero,
@@ -934,6 +969,8 @@ const QUERY_KEYS = [
   "limit",
   "status",
   "cursor",
+  "tag",
+  "q",
   "LIMIT",
   "limit[]",
   "limit[0]",
@@ -946,6 +983,12 @@ const QUERY_KEYS = [
   "x"
 ]
 const QUERY_VALUES = [
+  "cat",
+  "Cat",
+  "zo",
+  "z%00z",
+  "%CC%81%CC%81",
+  "%ED%A0%80%ED%A0%80",
   "1",
   "20",
   "100",

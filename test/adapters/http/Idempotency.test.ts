@@ -33,7 +33,7 @@ describe("Idempotency-Key on createPet", () => {
     expect(first.status).toBe(201)
     expect(first.headers.get("location")).toBe("/v1/pets/1")
     expect(first.headers.get("idempotent-replayed")).toBeNull()
-    expect(first.text).toBe(`{"id":1,"name":"Rex","categoryId":9007199254740993,"status":"available","version":1}`)
+    expect(first.text).toBe(`{"id":1,"name":"Rex","categoryId":9007199254740993,"status":"available","tags":[],"version":1}`)
     const retry = await postPet(server, REX, "retry-1")
     expect(retry.status).toBe(201)
     expect(retry.text).toBe(first.text)

@@ -66,9 +66,9 @@ describe("GET /v1/pets (listPets)", () => {
     expect(result.status).toBe(200)
     expect(result.text).toBe(
       "[" +
-        `{"id":1,"name":"Rex","categoryId":7,"status":"available","version":1},` +
-        `{"id":2,"name":"Tom","categoryId":8,"version":1},` +
-        `{"id":3,"name":"Kit","categoryId":9,"status":"sold","version":1}` +
+        `{"id":1,"name":"Rex","categoryId":7,"status":"available","tags":[],"version":1},` +
+        `{"id":2,"name":"Tom","categoryId":8,"tags":[],"version":1},` +
+        `{"id":3,"name":"Kit","categoryId":9,"status":"sold","tags":[],"version":1}` +
         "]"
     )
     expect(result.headers.get("link")).toBeNull()
@@ -240,5 +240,52 @@ describe("GET /v1/pets (listPets)", () => {
     expect(result.text.startsWith("[")).toBe(true)
     expect(Array.isArray(result.json)).toBe(true)
     expect(result.headers.get("content-type")).toBe("application/json")
+  })
+})
+
+describe("GET /v1/pets with tag and q", () => {
+  const names = (result: { readonly json: unknown }) => (result.json as ReadonlyArray<WirePet>).map((pet) => pet.name)
+
+  it("keeps the pets that carry every tag given, combined with status and a search, in id order", async () => {
+    const server = freshServer()
+    await createPet(server, { name: "Zoë", categoryId: 1, status: "available", tags: ["cat", "young"] })
+    await createPet(server, { name: "Tabby", categoryId: 1, status: "sold", tags: ["cat", "young"] })
+    await createPet(server, { name: "Zoo keeper", categoryId: 1, status: "available", tags: ["cat"] })
+    await createPet(server, { name: "ZOE", categoryId: 1, tags: ["young", "cat"] })
+    expect(names(await list(server, "?tag=cat&tag=young"))).toEqual(["Zoë", "Tabby", "ZOE"])
+    expect(names(await list(server, "?tag=young&status=available"))).toEqual(["Zoë"])
+    expect(names(await list(server, "?q=zoe"))).toEqual(["Zoë", "ZOE"])
+    expect(names(await list(server, "?q=Z%C3%96E&tag=cat&tag=young"))).toEqual(["Zoë", "ZOE"])
+    expect(names(await list(server, "?q=zoe&status=sold"))).toEqual([])
+    expect(names(await list(server, "?tag=dog"))).toEqual([])
+  })
+
+  it("pages a filtered list with Links that repeat every filter", async () => {
+    const server = freshServer()
+    for (let i = 0; i < 12; i++) {
+      await createPet(server, { name: i % 2 === 0 ? `Zoë ${i}` : `Rex ${i}`, categoryId: 1, tags: i % 3 === 0 ? ["cat"] : ["cat", "young"] })
+    }
+    const { links, pages } = await pageThrough(server, "/v1/pets?limit=2&tag=cat&tag=young&q=zoe")
+    expect(pages.flat().map((pet) => pet.name)).toEqual(["Zoë 2", "Zoë 4", "Zoë 8", "Zoë 10"])
+    expect(links.length).toBeGreaterThan(0)
+    for (const link of links) {
+      const params = new URLSearchParams(link.split("?")[1])
+      expect(params.getAll("tag")).toEqual(["cat", "young"])
+      expect(params.get("q")).toBe("zoe")
+    }
+  })
+
+  it.each([
+    ["?tag=Cat", "tag", "lowercase slug"],
+    ["?tag=", "tag", "lowercase slug"],
+    ["?tag=cat&tag=cat", "tag", "same tag twice"],
+    [`?${Array.from({ length: 11 }, (_, i) => `tag=t${i}`).join("&")}`, "tag", "at most 10"],
+    ["?q=z", "q", "2 to 64"],
+    [`?q=${"z".repeat(65)}`, "q", "2 to 64"],
+    ["?q=z%00z", "q", "control"],
+    ["?q=%CC%81%CC%88", "q", "accent"]
+  ])("answers %s with 400 naming %s", async (query, where, why) => {
+    const server = freshServer()
+    expectError(await list(server, query), 400, "invalid_request", where, why)
   })
 })

@@ -29,6 +29,7 @@ const operation = (path: string, method: string): Json => {
 const OPERATIONS = [
   ["/pets", "get", "listPets"],
   ["/pets", "post", "createPet"],
+  ["/tags", "get", "listTags"],
   ["/pets/{petId}", "get", "getPet"],
   ["/pets/{petId}", "patch", "updatePet"],
   ["/pets/{petId}", "delete", "deletePet"]
@@ -37,6 +38,7 @@ const OPERATIONS = [
 const ERROR_STATUSES = {
   listPets: ["400", "401"],
   createPet: ["400", "401", "413", "415"],
+  listTags: ["400", "401"],
   getPet: ["400", "401", "404", "410"],
   updatePet: ["400", "401", "403", "404", "409", "412", "413", "415"],
   deletePet: ["400", "401", "403", "404", "409", "412"]
@@ -152,6 +154,7 @@ describe("OpenAPI document (GET /v1/openapi.json)", () => {
       "/store/orders/{orderId}/approve",
       "/store/orders/{orderId}/cancel",
       "/store/orders/{orderId}/deliver",
+      "/tags",
       "/webhooks",
       "/webhooks/{webhookId}",
       "/webhooks/{webhookId}/deliveries",
@@ -250,17 +253,23 @@ describe("OpenAPI document (GET /v1/openapi.json)", () => {
       expectPetStatusRef({ $ref: "#/components/schemas/PetStatus" })
     })
 
-    it("Pet has int64 id and categoryId, a string name, a PetStatus status and an integer version, the ETag's; all but status required", () => {
+    it("Pet has int64 id and categoryId, a string name, a PetStatus status, tags and an integer version, the ETag's; all but status required", () => {
       const pet = resolve({ $ref: "#/components/schemas/Pet" })
       expect(pet["type"]).toBe("object")
-      expect(Object.keys(pet["properties"]).sort()).toEqual(["categoryId", "id", "name", "status", "version"])
+      expect(Object.keys(pet["properties"]).sort()).toEqual(["categoryId", "id", "name", "status", "tags", "version"])
+      expect(pet["properties"]["tags"]).toMatchObject({
+        type: "array",
+        items: { type: "string", pattern: "^[a-z0-9][a-z0-9-]{0,31}$" },
+        maxItems: 10,
+        uniqueItems: true
+      })
       expectInt64(pet["properties"]["id"])
       expectInt64(pet["properties"]["categoryId"])
       expect(resolve(pet["properties"]["name"])["type"]).toBe("string")
       expectPetStatusRef(pet["properties"]["status"])
       expect(pet["properties"]["version"]).toMatchObject({ type: "integer", minimum: 1 })
       expect(pet["properties"]["version"]["description"]).toContain("ETag")
-      expect([...pet["required"]].sort()).toEqual(["categoryId", "id", "name", "version"])
+      expect([...pet["required"]].sort()).toEqual(["categoryId", "id", "name", "tags", "version"])
       // pet.* events carry the pet as the API writes it, version included; `changed` never names it.
       expect(resolve({ $ref: "#/components/schemas/PetChange" })["properties"]["version"]).toEqual(pet["properties"]["version"])
     })
@@ -268,7 +277,7 @@ describe("OpenAPI document (GET /v1/openapi.json)", () => {
     it("NewPet has an int64 categoryId, a string name and a PetStatus status; required exactly name and categoryId", () => {
       const newPet = resolve({ $ref: "#/components/schemas/NewPet" })
       expect(newPet["type"]).toBe("object")
-      expect(Object.keys(newPet["properties"]).sort()).toEqual(["categoryId", "name", "status"])
+      expect(Object.keys(newPet["properties"]).sort()).toEqual(["categoryId", "name", "status", "tags"])
       expectInt64(newPet["properties"]["categoryId"])
       expect(resolve(newPet["properties"]["name"])["type"]).toBe("string")
       expectPetStatusRef(newPet["properties"]["status"])
@@ -277,7 +286,7 @@ describe("OpenAPI document (GET /v1/openapi.json)", () => {
 
     it("PetPatch is a closed merge patch: optional name, int64 categoryId and a nullable PetStatus status", () => {
       const patch = resolve({ $ref: "#/components/schemas/PetPatch" })
-      expect(Object.keys(patch["properties"]).sort()).toEqual(["categoryId", "name", "status"])
+      expect(Object.keys(patch["properties"]).sort()).toEqual(["categoryId", "name", "status", "tags"])
       expect(patch["required"] ?? []).toEqual([])
       expect(patch["additionalProperties"]).toBe(false)
       expectInt64(patch["properties"]["categoryId"])

@@ -45,7 +45,7 @@ describe("routing", () => {
       await server.call("POST", "/v1/pets/1", { headers: JSON_AUTH, body: `{"name":"Tom","categoryId":2}` })
       await server.call("PUT", "/v1/pets/1", { headers: JSON_AUTH, body: `{"name":"Tom","categoryId":2}` })
       const result = await server.call("GET", "/v1/pets", { headers: AUTH })
-      expect(result.text).toBe(`[{"id":1,"name":"Rex","categoryId":1,"version":1}]`)
+      expect(result.text).toBe(`[{"id":1,"name":"Rex","categoryId":1,"tags":[],"version":1}]`)
     })
   })
 

@@ -25,6 +25,7 @@ const failing = (fail: () => Effect.Effect<never, StoreUnavailable>) =>
       update: fail,
       delete: fail,
       list: fail,
+      tags: fail,
       inventory: Effect.suspend(fail),
       ready: Effect.suspend(fail)
     })),

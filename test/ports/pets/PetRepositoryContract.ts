@@ -11,6 +11,9 @@ import { applyPatch, PetPatch } from "../../../src/domain/pets/PetPatch.ts"
 import { FIRST_VERSION, nextVersion, PetVersion } from "../../../src/domain/pets/PetVersion.ts"
 import { PAGE_LIMIT_MAX } from "../../../src/domain/paging/PageLimit.ts"
 import { PetStatus } from "../../../src/domain/pets/PetStatus.ts"
+import type { PetQuery, TagCount } from "../../../src/domain/pets/PetQuery.ts"
+import { searchKey, SearchText } from "../../../src/domain/pets/PetSearch.ts"
+import { PetTag } from "../../../src/domain/pets/PetTag.ts"
 import { PetRepository } from "../../../src/ports/pets/PetRepository.ts"
 
 export interface ContractOptions {
@@ -95,6 +98,91 @@ export const inventoryByListing = Effect.gen(function*() {
   const count = (status: PetStatus | undefined) => pets.filter((pet) => pet.status === status).length
   return { available: count("available"), pending: count("pending"), sold: count("sold"), none: count(undefined) }
 })
+
+// A few tags and names, so that random pets share tags and searches find some of them.
+// The names hold accents, case and LIKE's own characters (`%`, `_`, `\`).
+const SomeTag = Schema.Literals(["cat", "young", "tabby", "a-1"])
+const SomeTags = Schema.Array(SomeTag).check(Schema.isMaxLength(3), Schema.isUnique())
+const SomeName = Schema.Literals(["Zoë", "ZOE tabby", "zoé", "100%_off", "back\\slash", "İpek", "Tabby", "x"])
+const SomeSearch = Schema.UndefinedOr(Schema.Literals(["zo", "ZOË", "tab", "%_", "0%", "\\s", "ck\\", "ip", "ｚｏ"]))
+// What happens to a tagged pet after its create: nothing, a delete, new tags, or a new name.
+const TaggedChange = Schema.Union([
+  Schema.Literal("keep"),
+  Schema.Literal("delete"),
+  Schema.Struct({ tags: SomeTags }),
+  Schema.Struct({ name: SomeName })
+])
+const TaggedPets = Schema.Array(Schema.Struct({
+  name: SomeName,
+  status: Schema.UndefinedOr(PetStatus),
+  tags: SomeTags,
+  change: TaggedChange
+})).check(Schema.isMaxLength(20))
+const TagFilter = Schema.Struct({ tags: SomeTags, q: SomeSearch, status: StatusFilter, pageSize: Limit })
+
+const tagsOf = (tags: ReadonlyArray<string>) => tags.map((tag) => PetTag.make(tag))
+
+// What a filtered list must hold, said plainly over the pets themselves.
+const plainlyMatches = (query: Omit<PetQuery, "limit">) => (pet: Pet) =>
+  (query.status === undefined || pet.status === query.status) &&
+  (query.tags ?? []).every((tag) => pet.tags.includes(tag)) &&
+  (query.q === undefined || searchKey(pet.name).includes(searchKey(query.q)))
+
+const pageThroughQuery = (query: Omit<PetQuery, "limit">, pageSize: number) =>
+  Effect.gen(function*() {
+    const repo = yield* PetRepository
+    const seen: Array<Pet> = []
+    let cursor = query.after
+    for (;;) {
+      const page = yield* repo.list({ ...query, limit: pageSize, after: cursor })
+      assert.isAtMost(page.length, pageSize)
+      seen.push(...page)
+      if (page.length < pageSize) return seen
+      cursor = page[page.length - 1]!.id
+    }
+  })
+
+/** Every tag of the store, paged through `tags` with pages of `pageSize`. */
+const allTags = (pageSize: number) =>
+  Effect.gen(function*() {
+    const repo = yield* PetRepository
+    const seen: Array<TagCount> = []
+    let after: string | undefined
+    for (;;) {
+      const page = yield* repo.tags({ limit: pageSize, after })
+      seen.push(...page)
+      if (page.length < pageSize) return seen
+      after = page[page.length - 1]!.tag
+    }
+  })
+
+/** The tag counts as the catalogue itself says them: every pet listed, its tags counted, in code point order. */
+const tagCountsByListing = Effect.gen(function*() {
+  const counts = new Map<string, number>()
+  for (const pet of yield* pageThrough(undefined, PAGE_LIMIT_MAX, PetId.make(0n))) {
+    for (const tag of pet.tags) counts.set(tag, (counts.get(tag) ?? 0) + 1)
+  }
+  return [...counts].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0).map(([tag, pets]) => ({ tag, pets }))
+})
+
+// Creates the pets, then applies each one's change; the pets left, as the store answered them.
+const createAndChange = (pets: typeof TaggedPets.Type) =>
+  Effect.gen(function*() {
+    const repo = yield* PetRepository
+    const left: Array<Pet> = []
+    for (const { change, name, status, tags } of pets) {
+      const created = yield* repo.create(
+        new NewPet({ name: PetName.make(name), categoryId: CategoryId.make(1n), tags: tagsOf(tags), ...(status === undefined ? {} : { status }) })
+      )
+      if (change === "delete") yield* repo.delete(created.id, {})
+      else if (change === "keep") left.push(created)
+      else {
+        const patch = "tags" in change ? new PetPatch({ tags: tagsOf(change.tags) }) : new PetPatch({ name: PetName.make(change.name) })
+        left.push(yield* repo.update(created.id, patch, {}))
+      }
+    }
+    return left
+  })
 
 /**
  * The behaviour every PetRepository adapter must have. Registered once per
@@ -313,6 +401,82 @@ export const petRepositoryContract = (
         for (const error of refused) assert.instanceOf(error, PetChanged)
         assert.deepStrictEqual(yield* repo.get(created.id), applied[0])
       }), timeout)
+
+    it.effect("tags are kept in the order given, every pet has a list ([] when none), and a patch replaces it", () =>
+      Effect.gen(function*() {
+        const repo = yield* PetRepository
+        const bare = yield* repo.create(new NewPet({ name: PetName.make("bare"), categoryId: CategoryId.make(1n) }))
+        assert.deepStrictEqual(bare.tags, [])
+        assert.deepStrictEqual((yield* repo.get(bare.id)).tags, [])
+        const tagged = yield* repo.create(
+          new NewPet({ name: PetName.make("tagged"), categoryId: CategoryId.make(1n), tags: tagsOf(["young", "cat", "a-1"]) })
+        )
+        assert.deepStrictEqual(tagged.tags, tagsOf(["young", "cat", "a-1"]))
+        assert.deepStrictEqual((yield* repo.get(tagged.id)).tags, tagsOf(["young", "cat", "a-1"]))
+        const renamed = yield* repo.update(tagged.id, new PetPatch({ name: PetName.make("renamed") }), {})
+        assert.deepStrictEqual(renamed.tags, tagsOf(["young", "cat", "a-1"]))
+        const retagged = yield* repo.update(tagged.id, new PetPatch({ tags: tagsOf(["cat", "old"]) }), {})
+        assert.deepStrictEqual(retagged.tags, tagsOf(["cat", "old"]))
+        assert.deepStrictEqual(yield* repo.get(tagged.id), retagged)
+        const cleared = yield* repo.update(tagged.id, new PetPatch({ tags: [] }), {})
+        assert.deepStrictEqual((yield* repo.get(tagged.id)).tags, [])
+        assert.deepStrictEqual(cleared.tags, [])
+      }))
+
+    it.effect("a search ignores case and accents, and LIKE's own characters match only themselves", () =>
+      Effect.gen(function*() {
+        const repo = yield* PetRepository
+        const after = yield* currentHighWater
+        const [zoe, , percent] = yield* createAll(["Zoë", "Zoo", "50%_off", "5000 off"].map((name) =>
+          new NewPet({ name: PetName.make(name), categoryId: CategoryId.make(1n) })))
+        const search = (q: string) =>
+          Effect.map(repo.list({ limit: 10, after, q: SearchText.make(q) }), (pets) => pets.map((pet) => pet.name))
+        assert.deepStrictEqual(yield* search("zoe"), [zoe!.name])
+        assert.deepStrictEqual(yield* search("ZOË"), [zoe!.name])
+        assert.deepStrictEqual(yield* search("%_"), [percent!.name])
+        assert.deepStrictEqual(yield* search("0_"), [])
+        assert.deepStrictEqual(yield* search("qq"), [])
+      }))
+
+    it.effect.prop(
+      "a list filtered by tags, status and search, paged, holds exactly the pets a plain filter keeps",
+      [TaggedPets, TagFilter],
+      ([pets, filter]) =>
+        Effect.gen(function*() {
+          const after = yield* currentHighWater
+          const left = yield* createAndChange(pets)
+          const query = {
+            after,
+            status: filter.status,
+            tags: tagsOf(filter.tags),
+            q: filter.q === undefined ? undefined : SearchText.make(filter.q)
+          }
+          const listed = yield* pageThroughQuery(query, filter.pageSize)
+          assert.deepStrictEqual(listed, left.filter(plainlyMatches(query)))
+        }),
+      { timeout, arbitrary }
+    )
+
+    it.effect.prop("the tags in use, paged, are every tag the listed pets carry, with their counts", [TaggedPets, Limit], ([pets, pageSize]) =>
+      Effect.gen(function*() {
+        yield* createAndChange(pets)
+        assert.deepStrictEqual(yield* allTags(pageSize), yield* tagCountsByListing)
+      }), { timeout, arbitrary })
+
+    it.effect("a retired pet is found by no tag or search, and its tags are counted no more", () =>
+      Effect.gen(function*() {
+        const repo = yield* PetRepository
+        const after = yield* currentHighWater
+        const pet = yield* repo.create(
+          new NewPet({ name: PetName.make("Retiring Rex"), categoryId: CategoryId.make(1n), tags: tagsOf(["only-rex"]) })
+        )
+        assert.deepStrictEqual(yield* repo.list({ limit: 10, after, tags: tagsOf(["only-rex"]) }), [pet])
+        assert.deepStrictEqual((yield* repo.tags({ limit: 1, after: "only-re" }))[0], { tag: "only-rex", pets: 1 })
+        yield* repo.delete(pet.id, {})
+        assert.deepStrictEqual(yield* repo.list({ limit: 10, after, tags: tagsOf(["only-rex"]) }), [])
+        assert.deepStrictEqual(yield* repo.list({ limit: 10, after, q: SearchText.make("rex") }), [])
+        assert.notStrictEqual((yield* repo.tags({ limit: 1, after: "only-re" }))[0]?.tag, "only-rex")
+      }))
 
     it.effect("reports ready", () => Effect.flatMap(PetRepository, (repo) => repo.ready))
   })

@@ -1,7 +1,7 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { EventJson, EventsGroup, EventsJson } from "./EventsApi.ts"
 import { transformOpenApi } from "./OpenApiTransform.ts"
-import { NewPetJson, PetJson, PetPatchFieldsJson, PetsGroup, PetsJson } from "./PetsApi.ts"
+import { NewPetJson, PetJson, PetPatchFieldsJson, PetsGroup, PetsJson, TagCountsJson } from "./PetsApi.ts"
 import { PhotoJson, PhotosGroup, PhotosJson } from "./PhotosApi.ts"
 import { NewOrderJson, OrderJson, OrdersJson, StoreGroup } from "./StoreApi.ts"
 import {
@@ -31,6 +31,7 @@ export class Api extends HttpApi.make("animal-store")
     PetPatchFieldsJson.annotate({ identifier: "PetPatch" }),
     PetJson,
     PetsJson,
+    TagCountsJson,
     PhotoJson,
     PhotosJson,
     NewOrderJson.annotate({ identifier: "NewOrder" }),

@@ -10,6 +10,7 @@ const ERROR_REF = { $ref: "#/components/schemas/Error" }
 // Success bodies travel as text (for lossless int64); these are the JSON schemas they carry.
 const SUCCESS_SCHEMAS: Partial<Record<string, string>> = {
   listPets: "Pets",
+  listTags: "TagCounts",
   createPet: "Pet",
   getPet: "Pet",
   updatePet: "Pet",
@@ -57,7 +58,8 @@ const ETAG_HEADER = {
 const INT64 = { type: "integer", format: "int64" } as const
 
 // One example per body schema, each valid against its schema (the linters check that).
-const PET_EXAMPLE = { id: 1, name: "Rex", categoryId: 9, status: "available", version: 1 }
+const PET_EXAMPLE = { id: 1, name: "Rex", categoryId: 9, status: "available", tags: ["dog", "young"], version: 1 }
+const TAG_COUNT_EXAMPLE = { tag: "young", pets: 12 }
 const ORDER_EXAMPLE = {
   id: 1,
   petId: 1,
@@ -104,7 +106,9 @@ const EXAMPLES: Partial<Record<string, unknown>> = {
   Events: [EVENT_EXAMPLE],
   Pet: PET_EXAMPLE,
   Pets: [PET_EXAMPLE],
-  NewPet: { name: "Rex", categoryId: 9, status: "available" },
+  NewPet: { name: "Rex", categoryId: 9, status: "available", tags: ["dog", "young"] },
+  TagCount: TAG_COUNT_EXAMPLE,
+  TagCounts: [{ tag: "dog", pets: 40 }, TAG_COUNT_EXAMPLE],
   PetPatch: { name: "Rex II", status: null },
   Order: ORDER_EXAMPLE,
   Orders: [ORDER_EXAMPLE],
@@ -138,7 +142,9 @@ const describeParameter = (operationId: string, parameter: Json): void => {
   const deliveries = operationId === "listWebhookDeliveries"
   switch (parameter.name) {
     case "limit":
-      parameter.description = `Maximum number of ${orders ? "orders" : deliveries ? "delivery attempts" : "animals"} to return.`
+      parameter.description = `Maximum number of ${
+        orders ? "orders" : deliveries ? "delivery attempts" : operationId === "listTags" ? "tags" : "animals"
+      } to return.`
       parameter.schema = { type: "integer", minimum: PAGE_LIMIT_MIN, maximum: PAGE_LIMIT_MAX, default: PAGE_LIMIT_DEFAULT }
       break
     case "petId":
@@ -534,7 +540,7 @@ export const transformOpenApi = (spec: Json): Json => {
         "names of the fields the change set or removed.",
       properties: {
         ...pet.properties,
-        changed: { type: "array", items: { type: "string", enum: ["name", "categoryId", "status"] }, uniqueItems: true }
+        changed: { type: "array", items: { type: "string", enum: ["name", "categoryId", "status", "tags"] }, uniqueItems: true }
       },
       required: [...(pet.required ?? []), "changed"]
     }

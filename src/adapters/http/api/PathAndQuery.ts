@@ -5,10 +5,12 @@ import { OrderId } from "../../../domain/orders/OrderId.ts"
 import { DeliveryId } from "../../../domain/webhooks/DeliveryAttempt.ts"
 import { WebhookId } from "../../../domain/webhooks/WebhookId.ts"
 import { PetId } from "../../../domain/pets/PetId.ts"
+import { PET_TAG_PATTERN, PetTag } from "../../../domain/pets/PetTag.ts"
 import { PhotoId } from "../../../domain/photos/PhotoId.ts"
 
 const DIGITS = /^(?:0|[1-9]\d*)$/
 const SIGNED_DIGITS = /^-?(?:0|[1-9]\d*)$/
+const PET_TAG = new RegExp(PET_TAG_PATTERN)
 
 /**
  * `limit` as it appears in a query string: plain decimal digits only, so `1e1`, `0x10`,
@@ -74,6 +76,26 @@ const cursorParam = <S extends Schema.Codec<bigint, bigint>>(id: S) =>
       })
     )
   )
+
+const TAG_CURSOR_PREFIX = "tag:"
+
+/** The cursor of a page of tags that ends at `tag`: what {@link TagCursorParam} decodes. */
+export const tagCursorOf = (tag: string): string => Buffer.from(`${TAG_CURSOR_PREFIX}${tag}`, "utf8").toString("base64url")
+
+/** The opaque `cursor` of a next page of tags: the last tag of the previous page (tags are paged in tag order). */
+export const TagCursorParam = Schema.String.pipe(
+  Schema.decodeTo(
+    PetTag,
+    SchemaTransformation.transformEffect({
+      decode: (cursor: string) => {
+        const text = Buffer.from(cursor, "base64url").toString("utf8")
+        const tag = text.startsWith(TAG_CURSOR_PREFIX) ? text.slice(TAG_CURSOR_PREFIX.length) : ""
+        return PET_TAG.test(tag) && tagCursorOf(tag) === cursor ? Effect.succeed(tag) : Effect.fail(invalidCursor(cursor))
+      },
+      encode: (tag: string) => Effect.succeed(tagCursorOf(tag))
+    })
+  )
+)
 
 /** The cursor of a page of pets. */
 export const CursorParam = cursorParam(PetId)

@@ -3,7 +3,9 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/ht
 import { CategoryId } from "../../../domain/pets/CategoryId.ts"
 import { PetId } from "../../../domain/pets/PetId.ts"
 import { PetName } from "../../../domain/pets/PetName.ts"
+import { SearchText } from "../../../domain/pets/PetSearch.ts"
 import { PetStatus } from "../../../domain/pets/PetStatus.ts"
+import { PET_TAGS_MAX, PetTag, PetTags } from "../../../domain/pets/PetTag.ts"
 import { PetVersion } from "../../../domain/pets/PetVersion.ts"
 import {
   Gone,
@@ -22,7 +24,7 @@ import { Authorization } from "./Authorization.ts"
 import { IDEMPOTENCY_DESCRIPTION, IdempotencyKeyHeaders } from "./IdempotencyKeyHeader.ts"
 import { JsonContentType, MERGE_PATCH_MEDIA_TYPE } from "./JsonContentType.ts"
 import { jsonInt, jsonInt64, LosslessJsonBody } from "./JsonInt64.ts"
-import { CursorParam, LimitParam, PetIdParam } from "./PathAndQuery.ts"
+import { CursorParam, LimitParam, PetIdParam, TagCursorParam } from "./PathAndQuery.ts"
 import { IfMatchHeaders } from "./PetEntityTag.ts"
 import { RequestValidation } from "./RequestValidation.ts"
 import { WriteScope } from "./WriteScope.ts"
@@ -37,6 +39,10 @@ export const PetJson = Schema.Struct({
   name: PetName,
   categoryId: jsonInt64(CategoryId),
   status: Schema.optionalKey(PetStatus),
+  tags: PetTags.annotate({
+    description: `The pet's tags, in the order they were given: at most ${PET_TAGS_MAX} lowercase slugs, each once; ` +
+      "`[]` when it has none."
+  }),
   version: jsonInt(PetVersion, {
     minimum: 1,
     description: "The pet's version: 1 at creation, one more with every change of the pet. Its `ETag` is " +
@@ -57,18 +63,31 @@ export const MAX_BODY_VALUES = 100
 export const NewPetJson = Schema.Struct({
   name: PetName,
   categoryId: jsonInt64(CategoryId),
-  status: Schema.optionalKey(PetStatus)
+  status: Schema.optionalKey(PetStatus),
+  tags: Schema.optionalKey(PetTags)
 })
 
 /** The updatePet body's fields (RFC 7396): each with the rules of a create; `status: null` removes the status. */
 export const PetPatchFieldsJson = Schema.Struct({
   name: Schema.optionalKey(NewPetJson.fields.name),
   categoryId: Schema.optionalKey(NewPetJson.fields.categoryId),
-  status: Schema.optionalKey(Schema.NullOr(PetStatus))
+  status: Schema.optionalKey(Schema.NullOr(PetStatus)),
+  tags: Schema.optionalKey(NewPetJson.fields.tags.schema.annotate({
+    description: "Replaces the pet's tags (RFC 7396 replaces an array whole); `[]` removes them all."
+  }))
 })
 
 /** The updatePet body: a JSON object of {@link PetPatchFieldsJson}'s fields and no other (`id` included). */
 export const PetPatchJson = patchBody(PetPatchFieldsJson)
+
+/** A tag in use and how many pets carry it. */
+export const TagCountJson = Schema.Struct({
+  tag: PetTag,
+  pets: jsonInt(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)), { minimum: 1, description: "How many pets carry the tag." })
+}).annotate({ identifier: "TagCount" })
+
+/** A page of the tags in use. */
+export const TagCountsJson = Schema.Array(TagCountJson).annotate({ identifier: "TagCounts" })
 
 /** A pet answer's headers: its `ETag`, which `If-Match` names. */
 const ETagHeader = { etag: Schema.String }
@@ -83,6 +102,14 @@ export class PetsGroup extends HttpApiGroup.make("animals")
       query: {
         limit: Schema.optionalKey(LimitParam),
         status: Schema.optionalKey(PetStatus),
+        tag: Schema.optionalKey(PetTags.annotate({
+          description: `Only the pets that carry every one of these tags (repeat the parameter: ` +
+            `\`tag=cat&tag=young\`; at most ${PET_TAGS_MAX}, each once).`
+        })),
+        q: Schema.optionalKey(SearchText.annotate({
+          description: "Only the pets whose name contains this text, case and accents aside (`zoe` finds " +
+            "\"Zoë\"); 2 to 64 characters."
+        })),
         cursor: Schema.optionalKey(CursorParam)
       },
       success: HttpApiSchema.WithHeaders(LosslessJsonBody(PetsJson), {
@@ -92,10 +119,28 @@ export class PetsGroup extends HttpApiGroup.make("animals")
     }).annotateMerge(OpenApi.annotations({
       identifier: "listPets",
       summary: "List animals",
-      description: "Pets in ascending id order. When more exist, a `Link: <...>; rel=\"next\"` header " +
-        "points at the next page (keyset cursor); the body stays a plain array. Each pet's `version` gives its " +
+      description: "Pets in ascending id order, optionally only those in a `status`, carrying every `tag` " +
+        "given, and whose name contains `q`; the filters combine. When more exist, a `Link: <...>; rel=\"next\"` header " +
+        "points at the next page (keyset cursor, the filters repeated); the body stays a plain array. Each pet's `version` gives its " +
         "`ETag`, `\"<version>\"`: send it as `If-Match` to `updatePet` or `deletePet` to change the pet only if it " +
         "is unchanged, with no read of the pet alone."
+    })),
+    HttpApiEndpoint.get("listTags", "/tags", {
+      query: {
+        limit: Schema.optionalKey(LimitParam),
+        cursor: Schema.optionalKey(TagCursorParam)
+      },
+      success: HttpApiSchema.WithHeaders(LosslessJsonBody(TagCountsJson), {
+        link: Schema.optionalKey(Schema.String)
+      }),
+      error: [InvalidRequest, RateLimited, ServiceUnavailable, Internal]
+    }).annotateMerge(OpenApi.annotations({
+      identifier: "listTags",
+      summary: "List the tags in use",
+      description: "The tags that pets carry (retired pets aside), each with how many pets carry it, in ascending " +
+        "order of the tag (byte order: `-` before digits before letters). The counts are kept as pets change, " +
+        "so a page costs the same however many pets there are. When more exist, a `Link: <...>; rel=\"next\"` " +
+        "header points at the next page."
     })),
     HttpApiEndpoint.post("createPet", "/pets", {
       headers: IdempotencyKeyHeaders,

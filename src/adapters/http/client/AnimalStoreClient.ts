@@ -5,13 +5,15 @@ import { EventId } from "../../../domain/events/EventId.ts"
 import type { IdempotencyKey } from "../../../domain/idempotency/IdempotencyKey.ts"
 import type { OrderId } from "../../../domain/orders/OrderId.ts"
 import type { PetId } from "../../../domain/pets/PetId.ts"
+import type { PhotoId } from "../../../domain/photos/PhotoId.ts"
 import type { WebhookId } from "../../../domain/webhooks/WebhookId.ts"
 import { Api } from "../api/Api.ts"
 import { InvalidRequest } from "../api/ApiErrors.ts"
 import type { EventJson } from "../api/EventsApi.ts"
-import { CursorParam, DeliveryCursorParam, OrderCursorParam } from "../api/PathAndQuery.ts"
+import { CursorParam, DeliveryCursorParam, OrderCursorParam, TagCursorParam } from "../api/PathAndQuery.ts"
 import { etagOf } from "../api/PetEntityTag.ts"
-import type { NewPetJson, PetJson, PetPatchFieldsJson } from "../api/PetsApi.ts"
+import type { NewPetJson, PetJson, PetPatchFieldsJson, TagCountJson } from "../api/PetsApi.ts"
+import type { PhotoJson } from "../api/PhotosApi.ts"
 import type { InventoryJson, NewOrderJson, OrderJson } from "../api/StoreApi.ts"
 import type {
   DeliveryJson,
@@ -68,6 +70,22 @@ export interface Inventory extends Schema.Schema.Type<typeof InventoryJson> {}
 
 /** An event of the feed as the API answers it; `data` is the pet or order after the change. */
 export interface EventBody extends Schema.Schema.Type<typeof EventJson> {}
+/** A pet's photo as the API answers it, with a signed URL per rendition. */
+export interface PhotoBody extends Schema.Schema.Type<typeof PhotoJson> {}
+
+/** An uploaded photo and its `Location` (its original's path). */
+export interface UploadedPhoto {
+  readonly photo: PhotoBody
+  readonly location: string
+}
+
+/** How an upload is sent: the type of bytes given as a `Uint8Array`, the file's name, an `Idempotency-Key`. */
+export interface UploadOptions extends CreateOptions {
+  /** The bytes' type when they are a `Uint8Array` (a Blob carries its own); unset, the service sniffs them. */
+  readonly contentType?: "image/jpeg" | "image/png" | "image/webp" | undefined
+  readonly fileName?: string | undefined
+}
+
 /** The filters of `listEvents`: `after` an event id (the last one read), `type` the types wanted. */
 export interface EventsQuery extends QueryOf<"listEvents"> {}
 /** A page of events; `next` is the `after` of the following page, absent on the last. */
@@ -101,6 +119,14 @@ export interface DeliveriesPage {
 /** The filters of `listOrders`; `cursor` is a page's `next`, passed with the same filters. */
 export interface OrdersQuery extends Omit<QueryOf<"listOrders">, "cursor"> {
   readonly cursor?: string | undefined
+}
+
+/** A tag in use and how many pets carry it. */
+export interface TagCountBody extends Schema.Schema.Type<typeof TagCountJson> {}
+/** A page of the tags in use, in tag order; `next` is the opaque cursor of the following page, absent on the last. */
+export interface TagsPage {
+  readonly tags: ReadonlyArray<TagCountBody>
+  readonly next: string | undefined
 }
 
 /** A page of pets; `next` is the opaque cursor of the following page, absent on the last. */
@@ -151,6 +177,9 @@ export interface CreateOptions {
  */
 export interface AnimalStoreOperations {
   readonly listPets: (query?: PetsQuery) => Effect.Effect<PetsPage, ClientError<"listPets">>
+  readonly listTags: (
+    page?: { readonly limit?: number | undefined; readonly cursor?: string | undefined }
+  ) => Effect.Effect<TagsPage, ClientError<"listTags">>
   readonly createPet: (body: NewPetBody, options?: CreateOptions) => Effect.Effect<CreatedPet, ClientError<"createPet">>
   /** Deprecated by the API: 410 `Gone` after its sunset. */
   readonly getPet: (petId: PetId) => Effect.Effect<PetBody, ClientError<"getPet">>
@@ -191,6 +220,14 @@ export interface AnimalStoreOperations {
   ) => Effect.Effect<DeliveriesPage, ClientError<"listWebhookDeliveries">>
   /** A page of the feed of changes (the Server-Sent Events stream of the same path is not this client's). */
   readonly listEvents: (query?: EventsQuery) => Effect.Effect<EventsPage, ClientError<"listEvents">>
+  /** Uploads a photo of the pet, from a Blob (a browser's File) or bytes, as a form's `file` part. */
+  readonly uploadPetPhoto: (
+    petId: PetId,
+    image: Blob | Uint8Array,
+    options?: UploadOptions
+  ) => Effect.Effect<UploadedPhoto, ClientError<"uploadPetPhoto">>
+  readonly listPetPhotos: (petId: PetId) => Effect.Effect<ReadonlyArray<PhotoBody>, ClientError<"listPetPhotos">>
+  readonly deletePetPhoto: (petId: PetId, photoId: PhotoId) => Effect.Effect<void, ClientError<"deletePetPhoto">>
   /** effect's `HttpApiClient` for the same API (1.x's client: `raw.animals.getPet({ params: { petId } })`). */
   readonly raw: HttpApiClient.ForApi<typeof Api>
 }
@@ -206,8 +243,8 @@ const nextCursor = (link: string | undefined, name = "cursor"): string | undefin
   return target === undefined ? undefined : new URL(target, "http://link.invalid").searchParams.get(name) ?? undefined
 }
 
-// The query schema takes the id a cursor stands for; the caller holds the cursor text.
-const cursorId = <S extends Schema.Codec<bigint, string>>(schema: S, cursor: string | undefined) =>
+// The query schema takes the key (an id, a tag) a cursor stands for; the caller holds the cursor text.
+const cursorId = <A, S extends Schema.Codec<A, string>>(schema: S, cursor: string | undefined) =>
   cursor === undefined
     ? Effect.succeed(undefined)
     : Schema.decodeEffect(schema)(cursor).pipe(
@@ -240,6 +277,15 @@ const make = (options: ClientOptions) =>
         })
         return { pets: body, next: nextCursor(headers.link) }
       }),
+      listTags: Effect.fn("AnimalStoreClient.listTags")(
+        function*({ cursor, limit }: { readonly limit?: number | undefined; readonly cursor?: string | undefined } = {}) {
+          const after = yield* cursorId(TagCursorParam, cursor)
+          const { body, headers } = yield* raw.animals.listTags({
+            query: { ...(limit === undefined ? {} : { limit }), ...(after === undefined ? {} : { cursor: after }) }
+          })
+          return { tags: body, next: nextCursor(headers.link) }
+        }
+      ),
       createPet: Effect.fn("AnimalStoreClient.createPet")(function*(body: NewPetBody, options?: CreateOptions) {
         const created = yield* raw.animals.createPet({ headers: idempotencyHeaders(options), payload: body })
         return { pet: created.body, location: created.headers.location, etag: created.headers.etag }
@@ -317,6 +363,28 @@ const make = (options: ClientOptions) =>
         const { body, headers } = yield* raw.events.listEvents({ query, headers: {} })
         const next = nextCursor(headers.link, "after")
         return { events: body, next: next === undefined ? undefined : EventId.make(BigInt(next)) }
+      }),
+      // A form, whatever the image: a Blob keeps its own type, bytes take the one given.
+      uploadPetPhoto: Effect.fn("AnimalStoreClient.uploadPetPhoto")(
+        function*(petId: PetId, image: Blob | Uint8Array, options?: UploadOptions) {
+          const form = new FormData()
+          const file = image instanceof Blob
+            ? image
+            : new Blob([image as Uint8Array<ArrayBuffer>], { type: options?.contentType ?? "application/octet-stream" })
+          form.append("file", file, options?.fileName ?? "photo")
+          const created = yield* raw.photos.uploadPetPhoto({
+            params: { petId },
+            headers: idempotencyHeaders(options),
+            payload: form
+          })
+          return { photo: created.body, location: created.headers.location }
+        }
+      ),
+      listPetPhotos: Effect.fn("AnimalStoreClient.listPetPhotos")(function*(petId: PetId) {
+        return yield* raw.photos.listPetPhotos({ params: { petId } })
+      }),
+      deletePetPhoto: Effect.fn("AnimalStoreClient.deletePetPhoto")(function*(petId: PetId, photoId: PhotoId) {
+        yield* raw.photos.deletePetPhoto({ params: { petId, photoId } })
       }),
       raw
     }

@@ -6,7 +6,7 @@ import type { NewPet } from "../../../domain/pets/NewPet.ts"
 import { decideDelete, decideUpdate, type PetPrecondition, type PetState } from "../../../domain/pets/PetChanges.ts"
 import type { PetPatch } from "../../../domain/pets/PetPatch.ts"
 import type { PetId } from "../../../domain/pets/PetId.ts"
-import type { PetQuery } from "../../../domain/pets/PetQuery.ts"
+import type { PetQuery, TagQuery } from "../../../domain/pets/PetQuery.ts"
 import { PetRepository } from "../../../ports/pets/PetRepository.ts"
 import { EventTable } from "../events/EventTable.ts"
 import { PetTable } from "./PetTable.ts"
@@ -79,9 +79,11 @@ export const fromTables = (
 
   const list = Spans.method("PetRepository.list", (query: PetQuery) => Effect.sync(() => pets.page(query)))
 
+  const tags = Spans.method("PetRepository.tags", (query: TagQuery) => Effect.sync(() => pets.tags(query)))
+
   const inventory = Effect.sync(() => pets.inventory()).pipe(Spans.span("PetRepository.inventory"))
 
-  return PetRepository.of({ create, get, update, delete: remove, list, inventory, ready: Effect.void })
+  return PetRepository.of({ create, get, update, delete: remove, list, tags, inventory, ready: Effect.void })
 }
 
 /** Builds an in-memory PetRepository with a store of its own. */

@@ -137,8 +137,8 @@ export const make = (options: Options) =>
                      FROM changed
                      UNION ALL
                      SELECT 2, 'pet.updated', json_strip_nulls(json_build_object(
-                       'id', id, 'name', name, 'categoryId', category_id, 'status', status, 'version', version,
-                       'changed', json_build_array('status')))
+                       'id', id, 'name', name, 'categoryId', category_id, 'status', status, 'tags', tags,
+                       'version', version, 'changed', json_build_array('status')))
                      FROM pet WHERE status IS DISTINCT FROM status_before
                    ) AS appended ORDER BY position)
             SELECT ${sql.literal(ORDER_COLUMNS)} FROM changed`
@@ -153,7 +153,7 @@ export const make = (options: Options) =>
         recordingOrder(ORDER_EVENT_TYPE.place, PLACE.order, {
           pet: sql`UPDATE pets SET status = ${PLACE.pet}, version = version + 1
                    WHERE id = ${petId} AND status = ${ORDERABLE_PET_STATUS} AND deleted_at IS NULL
-                   RETURNING id, name, category_id, status, version, ${ORDERABLE_PET_STATUS}::text AS status_before`,
+                   RETURNING id, name, category_id, status, tags, version, ${ORDERABLE_PET_STATUS}::text AS status_before`,
           changed: sql`INSERT INTO orders (pet_id, quantity, status) SELECT id, 1, ${PLACE.order} FROM pet
                        RETURNING ${sql.literal(ORDER_COLUMNS)}`
         })
@@ -178,7 +178,7 @@ export const make = (options: Options) =>
           pet: sql`UPDATE pets SET status = ${petStatus},
                                    version = pets.version + (before.status IS DISTINCT FROM ${petStatus})::int
                    FROM pets AS before WHERE pets.id = ${petId} AND before.id = pets.id
-                   RETURNING pets.id, pets.name, pets.category_id, pets.status, pets.version, before.status AS status_before`,
+                   RETURNING pets.id, pets.name, pets.category_id, pets.status, pets.tags, pets.version, before.status AS status_before`,
           changed: sql`UPDATE orders SET status = ${status}, updated_at = now() WHERE id = ${id}
                        RETURNING ${sql.literal(ORDER_COLUMNS)}`
         })

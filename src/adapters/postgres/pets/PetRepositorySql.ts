@@ -11,8 +11,10 @@ import { PetId } from "../../../domain/pets/PetId.ts"
 import type { PetInventory } from "../../../domain/pets/PetInventory.ts"
 import { PetName } from "../../../domain/pets/PetName.ts"
 import type { PetPatch } from "../../../domain/pets/PetPatch.ts"
-import type { PetQuery } from "../../../domain/pets/PetQuery.ts"
+import type { PetQuery, TagCount, TagQuery } from "../../../domain/pets/PetQuery.ts"
+import { searchKey } from "../../../domain/pets/PetSearch.ts"
 import { PetStatus } from "../../../domain/pets/PetStatus.ts"
+import { PetTag } from "../../../domain/pets/PetTag.ts"
 import { PetVersion } from "../../../domain/pets/PetVersion.ts"
 import { PetRepository } from "../../../ports/pets/PetRepository.ts"
 import { appendEvent, recording } from "../events/EventAppend.ts"
@@ -38,7 +40,9 @@ export interface Options {
 }
 
 // The columns of a PetRow, in every statement that reads or returns pets.
-const PET_COLUMNS = "id, name, category_id, status, version"
+const PET_COLUMNS = "id, name, category_id, status, tags, version"
+// The same, of the pets aliased `p` in a join.
+const P_COLUMNS = PET_COLUMNS.split(", ").map((column) => `p.${column}`).join(", ")
 
 // The order statuses in which an order owns its pet's status.
 const OPEN_ORDER_STATUSES = OrderStatus.literals.filter(isOpen)
@@ -65,43 +69,101 @@ const toInventory = (row: typeof InventoryRow.Type): PetInventory => ({
 // of the adapter's time. A row of any other shape, which no migration here made, dies.
 const STATUSES: ReadonlySet<unknown> = new Set(PetStatus.literals)
 
+// pets_tags_valid (0020) keeps the tags' rules; the driver gives a text[] as an array of strings.
+const isTextArray = (value: unknown): value is ReadonlyArray<string> =>
+  Array.isArray(value) && value.every((each) => typeof each === "string")
+
 const toPet = (row: unknown): Pet => {
-  const { category_id, id, name, status, version } = row as Record<string, unknown>
+  const { category_id, id, name, status, tags, version } = row as Record<string, unknown>
   if (
     typeof id !== "bigint" || typeof name !== "string" || typeof category_id !== "bigint" ||
-    (status !== null && !STATUSES.has(status)) || typeof version !== "number"
+    (status !== null && !STATUSES.has(status)) || !isTextArray(tags) || typeof version !== "number"
   ) {
     throw new Error(`the pets table returned a row of another shape: ${Object.keys(row as object).join(", ")}`)
   }
-  const fields = { id: id as PetId, name: name as PetName, categoryId: category_id as CategoryId, version: version as PetVersion }
+  const fields = {
+    id: id as PetId,
+    name: name as PetName,
+    categoryId: category_id as CategoryId,
+    tags: tags as ReadonlyArray<PetTag>,
+    version: version as PetVersion
+  }
   return trustedPet(status === null ? fields : { ...fields, status: status as PetStatus })
 }
 
 // The statements that return pets bind domain values as they are (ids and categories are
 // bigints, the rest strings and numbers), so only their rows are read: a request schema
 // would re-encode, on every call, values that are already what the driver takes.
-type NewRow = { readonly name: string; readonly categoryId: bigint; readonly status: string | null }
+// `tags` bind as a text[]; `nameKey` is searchKey of the name.
+type NewRow = {
+  readonly name: string
+  readonly categoryId: bigint
+  readonly status: string | null
+  readonly tags: ReadonlyArray<string>
+  readonly nameKey: string
+}
 const decodeRows = (rows: ReadonlyArray<unknown>) => Effect.sync(() => rows.map(toPet))
 // The one row of an insert or update by id; none is a bug (the statement returns what it wrote).
 const onePet = (rows: ReadonlyArray<unknown>) =>
   Effect.flatMap(decodeRows(rows), (pets) =>
     pets[0] === undefined ? Effect.die(new Error("the statement returned no row")) : Effect.succeed(pets[0]))
 
+// A LIKE pattern matching the keys that contain `q`'s key; `%`, `_` and `\` in it match themselves.
+const containing = (q: string): string => `%${searchKey(q).replace(/[\\%_]/g, "\\$&")}%`
+
 /**
  * The keyset page query. Exported so a test can EXPLAIN exactly what the adapter runs:
  * `id > after ORDER BY id LIMIT n` walks the primary key, and with a status filter the
  * `(status, id)` index, so a deep page never reads the rows before it. Retired pets are
  * skipped as they come (they are few).
+ * - With tags, it walks the first tag's `pet_tags` entries from `after` in pet id order
+ *   and checks the others on each pet row (`tags @>`), so a page reads about `limit`
+ *   entries of that tag however many pets carry it.
+ * - A search (`q`) is `name_key LIKE '%key%'`, which the pets_name_key_trgm index
+ *   serves when no tag narrows the pets first.
  */
 export const pageStatement = (
   sql: SqlClient.SqlClient,
-  page: { readonly after: bigint; readonly limit: number; readonly status: string | null }
-) =>
-  page.status === null
-    ? sql`SELECT ${sql.literal(PET_COLUMNS)} FROM pets
-          WHERE id > ${page.after} AND deleted_at IS NULL ORDER BY id LIMIT ${page.limit}`
-    : sql`SELECT ${sql.literal(PET_COLUMNS)} FROM pets
-          WHERE status = ${page.status} AND id > ${page.after} AND deleted_at IS NULL ORDER BY id LIMIT ${page.limit}`
+  page: {
+    readonly after: bigint
+    readonly limit: number
+    readonly status: string | null
+    readonly tags?: ReadonlyArray<string> | undefined
+    readonly q?: string | undefined
+  }
+) => {
+  const tags = page.tags ?? []
+  if (tags.length === 0 && page.q === undefined) {
+    return page.status === null
+      ? sql`SELECT ${sql.literal(PET_COLUMNS)} FROM pets
+            WHERE id > ${page.after} AND deleted_at IS NULL ORDER BY id LIMIT ${page.limit}`
+      : sql`SELECT ${sql.literal(PET_COLUMNS)} FROM pets
+            WHERE status = ${page.status} AND id > ${page.after} AND deleted_at IS NULL ORDER BY id LIMIT ${page.limit}`
+  }
+  const status = page.status === null ? sql.literal("") : sql` AND p.status = ${page.status}`
+  const search = page.q === undefined ? sql.literal("") : sql` AND p.name_key LIKE ${containing(page.q)}`
+  const others = tags.length <= 1 ? sql.literal("") : sql` AND p.tags @> ${tags}::text[]`
+  return tags.length === 0
+    ? sql`SELECT ${sql.literal(P_COLUMNS)} FROM pets AS p
+          WHERE p.id > ${page.after} AND p.deleted_at IS NULL${status}${search} ORDER BY p.id LIMIT ${page.limit}`
+    : sql`SELECT ${sql.literal(P_COLUMNS)} FROM pet_tags AS t JOIN pets AS p ON p.id = t.pet_id
+          WHERE t.tag = ${tags[0]!} AND t.pet_id > ${page.after} AND p.deleted_at IS NULL${others}${status}${search}
+          ORDER BY t.pet_id LIMIT ${page.limit}`
+}
+
+/**
+ * The tags query. Exported so a test can EXPLAIN it: a walk of `tag_counts`' primary key
+ * from `after`, summing each tag's slots (migration 0020), that never reads `pets`. A tag
+ * whose slots sum to 0 (no pet carries it any more) is skipped.
+ */
+export const tagsStatement = (sql: SqlClient.SqlClient, page: { readonly after: string; readonly limit: number }) =>
+  sql`SELECT tag, sum(pets)::bigint AS pets FROM tag_counts WHERE tag > ${page.after}
+      GROUP BY tag HAVING sum(pets) > 0 ORDER BY tag LIMIT ${page.limit}`
+
+const TagRow = Schema.Struct({ tag: PetTag, pets: Schema.BigInt })
+const decodeTagRows = Schema.decodeUnknownEffect(Schema.Array(TagRow))
+const toTagCounts = (rows: ReadonlyArray<unknown>) =>
+  Effect.map(decodeTagRows(rows), (decoded): Array<TagCount> => decoded.map((row) => ({ tag: row.tag, pets: Number(row.pets) })))
 
 /**
  * The inventory query. Exported so a test can EXPLAIN it: it sums the 16 rows of
@@ -135,21 +197,21 @@ export const make = (options: Options) =>
                  recorded AS (
                    INSERT INTO events_pending (type, data, trace_parent)
                    SELECT 'pet.created', json_strip_nulls(json_build_object(
-                     'id', id, 'name', name, 'categoryId', category_id, 'status', status, 'version', version)),
+                     'id', id, 'name', name, 'categoryId', category_id, 'status', status, 'tags', tags, 'version', version)),
                    ${traceParent}
                    FROM inserted)
             SELECT ${sql.literal(PET_COLUMNS)} FROM inserted`
       )
 
     const insert = (pet: NewRow) =>
-      recordingCreate(sql`INSERT INTO pets (name, category_id, status)
-          VALUES (${pet.name}, ${pet.categoryId}, ${pet.status})
+      recordingCreate(sql`INSERT INTO pets (name, category_id, status, tags, name_key)
+          VALUES (${pet.name}, ${pet.categoryId}, ${pet.status}, ${pet.tags}::text[], ${pet.nameKey})
           RETURNING ${sql.literal(PET_COLUMNS)}`).pipe(Effect.flatMap(onePet))
 
     // The insert of a shared connection: no row when the database reaches it after `deadline` (epoch ms).
     const insertInTime = (pet: NewRow & { readonly deadline: number }) =>
-      recordingCreate(sql`INSERT INTO pets (name, category_id, status)
-          SELECT ${pet.name}::text, ${pet.categoryId}::bigint, ${pet.status}::text
+      recordingCreate(sql`INSERT INTO pets (name, category_id, status, tags, name_key)
+          SELECT ${pet.name}::text, ${pet.categoryId}::bigint, ${pet.status}::text, ${pet.tags}::text[], ${pet.nameKey}::text
           WHERE clock_timestamp() < to_timestamp(${pet.deadline}::float8 / 1000)
           RETURNING ${sql.literal(PET_COLUMNS)}`).pipe(Effect.flatMap(decodeRows))
     // Three quarters of the timeout to start the insert, the last quarter for its answer to arrive.
@@ -181,7 +243,7 @@ export const make = (options: Options) =>
 
     const write = (pet: NewRow & { readonly id: PetId; readonly version: number }) =>
       sql`UPDATE pets SET name = ${pet.name}, category_id = ${pet.categoryId}, status = ${pet.status},
-                          version = ${pet.version}
+                          tags = ${pet.tags}::text[], name_key = ${pet.nameKey}, version = ${pet.version}
           WHERE id = ${pet.id} RETURNING ${sql.literal(PET_COLUMNS)}`.pipe(Effect.flatMap(onePet))
 
     const retire = (id: PetId) => sql`UPDATE pets SET deleted_at = now(), version = version + 1 WHERE id = ${id}`
@@ -201,7 +263,13 @@ export const make = (options: Options) =>
     })
 
     const create = Spans.method("PetRepository.create", (pet: NewPet) => {
-      const row = { name: pet.name, categoryId: pet.categoryId, status: pet.status ?? null }
+      const row = {
+        name: pet.name,
+        categoryId: pet.categoryId,
+        status: pet.status ?? null,
+        tags: pet.tags,
+        nameKey: searchKey(pet.name)
+      }
       return options.sharedConnection === true
         ? Effect.suspend(() => {
           // Wall-clock time, as the database's clock_timestamp() is (a TestClock would not do),
@@ -231,6 +299,8 @@ export const make = (options: Options) =>
           name: after.name,
           categoryId: after.categoryId,
           status: after.status ?? null,
+          tags: after.tags,
+          nameKey: searchKey(after.name),
           version: after.version
         })
         yield* appendEvent(sql, "pet.updated", petUpdatedData(state.pet, pet))
@@ -249,11 +319,21 @@ export const make = (options: Options) =>
     )
 
     const list = Spans.method("PetRepository.list", (query: PetQuery) =>
-      pageStatement(sql, { limit: query.limit, status: query.status ?? null, after: query.after ?? 0n }).pipe(
+      pageStatement(sql, {
+        limit: query.limit,
+        status: query.status ?? null,
+        after: query.after ?? 0n,
+        tags: query.tags,
+        q: query.q
+      }).pipe(
         Effect.flatMap(decodeRows),
         guard
       )
     )
+
+    // Tags are ASCII, so the empty string sorts before every one.
+    const tags = Spans.method("PetRepository.tags", (query: TagQuery) =>
+      tagsStatement(sql, { after: query.after ?? "", limit: query.limit }).pipe(Effect.flatMap(toTagCounts), guard))
 
     const inventory = counts(undefined).pipe(
       Effect.catchTag("NoSuchElementError", Effect.die),
@@ -268,7 +348,7 @@ export const make = (options: Options) =>
       Spans.span("PetRepository.ready")
     )
 
-    return PetRepository.of({ create, get, update, delete: remove, list, inventory, ready })
+    return PetRepository.of({ create, get, update, delete: remove, list, tags, inventory, ready })
   })
 
 /** A PetRepository on the SqlClient in context (PostgreSQL server or embedded PGlite). */

@@ -264,6 +264,7 @@ layer(Server)("AnimalStoreClient against the real server", (it) => {
         id: created.pet.id,
         name: PetName.make("Patched"),
         categoryId: CategoryId.make(9007199254740993n),
+        tags: [],
         version: PetVersion.make(2)
       })
       assert.notStrictEqual(updated.etag, created.etag)

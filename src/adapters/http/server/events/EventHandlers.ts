@@ -68,7 +68,7 @@ export const make = Effect.gen(function*() {
           limit,
           path: listEvents.path,
           filters: [["type", query.type]],
-          cursorOf: String,
+          cursorOf: (last) => String(last.id),
           cursorName: "after"
         })
         return Reply.ok(EventJsonText.eventsJson(page), link === undefined ? undefined : { link })

@@ -38,7 +38,7 @@ export const make = Effect.gen(function*() {
             limit,
             path: listOrders.path,
             filters: [["status", query.status], ["petId", query.petId]],
-            cursorOf: cursorOf
+            cursorOf: (last) => cursorOf(last.id)
           })
           return Reply.ok(JSON.stringify(page.map((order) => encodeOrder(order))), link === undefined ? undefined : { link })
         }

@@ -2,10 +2,10 @@
  * A page of a keyset listing from `rows`, fetched with one row more than `limit`: that
  * extra row says whether a next page exists without a count query. When it does, `link`
  * is the `Link: <...>; rel="next"` header value, repeating the query's filters
- * (`filters`, in order; an array value repeats its parameter) with the last id of the
- * page as cursor, named `cursorName` (default `cursor`).
+ * (`filters`, in order; an array value repeats its parameter) with the cursor of the
+ * page's last row, named `cursorName` (default `cursor`).
  */
-export const keysetPage = <A extends { readonly id: bigint }>(
+export const keysetPage = <A>(
   rows: ReadonlyArray<A>,
   options: {
     readonly limit: number
@@ -13,7 +13,7 @@ export const keysetPage = <A extends { readonly id: bigint }>(
     readonly filters: ReadonlyArray<
       readonly [name: string, value: string | bigint | ReadonlyArray<string> | undefined]
     >
-    readonly cursorOf: (id: A["id"]) => string
+    readonly cursorOf: (last: A) => string
     readonly cursorName?: string | undefined
   }
 ): { readonly page: ReadonlyArray<A>; readonly link: string | undefined } => {
@@ -25,6 +25,6 @@ export const keysetPage = <A extends { readonly id: bigint }>(
     if (typeof value === "object") for (const each of value) next.append(name, each)
     else if (value !== undefined) next.set(name, String(value))
   }
-  next.set(options.cursorName ?? "cursor", options.cursorOf(last.id))
+  next.set(options.cursorName ?? "cursor", options.cursorOf(last))
   return { page, link: `<${options.path}?${next}>; rel="next"` }
 }

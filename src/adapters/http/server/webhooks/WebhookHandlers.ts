@@ -114,7 +114,7 @@ export const make = Effect.gen(function*() {
             limit,
             path: deliveriesPath({ webhookId: params.webhookId }),
             filters: [],
-            cursorOf: cursorOf
+            cursorOf: (last) => cursorOf(last.id)
           })
           return Reply.ok(JSON.stringify(page.map(deliveryJson)), link === undefined ? undefined : { link })
         }
