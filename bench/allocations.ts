@@ -16,7 +16,7 @@
  * young generation: at most one young generation (8 MB) over the requests counted.
  */
 import { readFileSync } from "node:fs"
-import { startLoadGenerator } from "./cannon-client.ts"
+import { fixedRuns, not2xx, startLoadGenerator } from "./cannon-client.ts"
 import { fmt, fmtRatio, stopChild } from "./lib.ts"
 import { createDatabase, dropDatabase } from "./pg-admin.ts"
 import type { Report } from "./report.ts"
@@ -97,18 +97,13 @@ export const allocationsSection = async (options: AllocationsOptions): Promise<R
         try {
           const seeded = await seedByPost(server.port, options.apiKey, PETS)
           if (seeded.count !== PETS) throw new Error(`${label}: seeding stored ${seeded.count} pets`)
-          const load = (scenario: ScenarioName, amount: number) =>
-            loader.run({
-              port: server.port,
-              scenario,
-              connections: CONNECTIONS,
-              seconds: 600,
-              amount,
-              apiKey: options.apiKey,
-              idMin: seeded.idMin,
-              idMax: seeded.idMax,
-              seed: 1
-            })
+          const load = fixedRuns(loader, {
+            port: server.port,
+            apiKey: options.apiKey,
+            connections: CONNECTIONS,
+            idMin: seeded.idMin,
+            idMax: seeded.idMax
+          })
           const own: Partial<Record<ScenarioName, Measured>> = {}
           results[kind] = own
           for (const scenario of options.scenarios) {
@@ -116,9 +111,7 @@ export const allocationsSection = async (options: AllocationsOptions): Promise<R
             const before = gcLines(server).length
             const result = await load(scenario, options.requests)
             const lines = gcLines(server).slice(before)
-            const bad = result.requests - Object.entries(result.statuses)
-              .filter(([status]) => status.startsWith("2"))
-              .reduce((sum, [, n]) => sum + n, 0)
+            const bad = not2xx(result)
             if (bad > 0) report.note(`allocations: ${label} ${scenario}: ${bad} answers were not 2xx`)
             const sum = (field: string) => lines.reduce((total, line) => total + Number(line[field] ?? 0), 0)
             own[scenario] = {

@@ -50,3 +50,20 @@ export const startLoadGenerator = (): LoadGenerator => {
     })
   return { run, stop: () => stopChild(child) }
 }
+
+/**
+ * Runs of a fixed number of requests of one scenario against a server's seeded pets, at
+ * `connections`, always with seed 1: the same requests in every run, for counting per request.
+ */
+export const fixedRuns = (
+  loader: LoadGenerator,
+  target: { readonly port: number; readonly apiKey: string; readonly connections: number; readonly idMin: number; readonly idMax: number }
+) =>
+(scenario: CannonArgs["scenario"], amount: number): Promise<CannonResult> =>
+  loader.run({ ...target, scenario, seconds: 600, amount, seed: 1 })
+
+/** The answers of a run that were not 2xx. */
+export const not2xx = (result: CannonResult): number =>
+  result.requests - Object.entries(result.statuses)
+    .filter(([status]) => status.startsWith("2"))
+    .reduce((sum, [, n]) => sum + n, 0)

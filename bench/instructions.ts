@@ -29,7 +29,7 @@
 import { execFileSync } from "node:child_process"
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
-import { startLoadGenerator } from "./cannon-client.ts"
+import { fixedRuns, not2xx, startLoadGenerator } from "./cannon-client.ts"
 import { fmt, fmtRatio, HOST, sleep, stopChild } from "./lib.ts"
 import { createDatabase, dropDatabase } from "./pg-admin.ts"
 import type { Report } from "./report.ts"
@@ -258,18 +258,13 @@ export const instructionsSection = async (options: InstructionsOptions): Promise
         if (seeded.count !== PETS) throw new Error(`${label}: seeding stored ${seeded.count} pets`)
         report.say(`   ${label}: serving and seeded under valgrind in ${fmt((performance.now() - started) / 1000)} s`)
         const pid = String(server.child.pid)
-        const load = (scenario: ScenarioName, amount: number) =>
-          loader.run({
-            port: server.port,
-            scenario,
-            connections: CONNECTIONS,
-            seconds: 600,
-            amount,
-            apiKey: options.apiKey,
-            idMin: seeded.idMin,
-            idMax: seeded.idMax,
-            seed: 1
-          })
+        const load = fixedRuns(loader, {
+          port: server.port,
+          apiKey: options.apiKey,
+          connections: CONNECTIONS,
+          idMin: seeded.idMin,
+          idMax: seeded.idMax
+        })
         const own: Partial<Record<ScenarioName, number>> = {}
         counts[kind] = own
         for (const scenario of options.scenarios) {
@@ -279,9 +274,7 @@ export const instructionsSection = async (options: InstructionsOptions): Promise
           const result = await load(scenario, options.requests)
           callgrindControl(["-i", "off", pid])
           await dump(server, options.work, prefix)
-          const bad = result.requests - Object.entries(result.statuses)
-            .filter(([status]) => status.startsWith("2"))
-            .reduce((sum, [, n]) => sum + n, 0)
+          const bad = not2xx(result)
           if (bad > 0) report.note(`instructions: ${label} ${scenario}: ${bad} answers were not 2xx`)
           own[scenario] = (countedInstructions(options.work, prefix) - before) / result.requests
         }
