@@ -53,8 +53,10 @@ const uploaded = async (api: TestServer, petId: number, body: Uint8Array, conten
   expect({ status: result.status, body: result.text }).toMatchObject({ status: 201 })
   return result.json as PhotoBody
 }
-const form = (parts: ReadonlyArray<{ name: string; filename?: string; type?: string; body: Uint8Array | string }>) => {
-  const boundary = "----animal-store-test-boundary"
+const form = (
+  parts: ReadonlyArray<{ name: string; filename?: string; type?: string; body: Uint8Array | string }>,
+  boundary = "----animal-store-test-boundary"
+) => {
   const chunks: Array<Buffer> = []
   for (const part of parts) {
     const disposition = `form-data; name="${part.name}"${part.filename === undefined ? "" : `; filename="${part.filename}"`}`
@@ -207,7 +209,13 @@ describe("photo uploads", () => {
     expect(first.status).toBe(201)
     expect([again.status, again.text, again.headers.get("location")]).toEqual([201, first.text, first.headers.get("location")])
     expectError(await upload(api, pet.id, await png(), "image/png", { "idempotency-key": "photo-1" }), 422, "idempotency_key_reused")
-    expect((await api.call("GET", `/v1/pets/${pet.id}/photos`, { headers: AUTH })).json).toHaveLength(1)
+    // A form sent again draws a new boundary: still the same request.
+    const part = { name: "file", filename: "a.png", type: "image/png", body: await png() }
+    const [once, twice] = [form([part], "boundary-one"), form([part], "boundary-two")]
+    const firstForm = await upload(api, pet.id, once.body, once.contentType, { "idempotency-key": "photo-2" })
+    const againForm = await upload(api, pet.id, twice.body, twice.contentType, { "idempotency-key": "photo-2" })
+    expect([firstForm.status, againForm.status, againForm.text]).toEqual([201, 201, firstForm.text])
+    expect((await api.call("GET", `/v1/pets/${pet.id}/photos`, { headers: AUTH })).json).toHaveLength(2)
   })
 })
 

@@ -69,6 +69,22 @@ const imageOf = (body: RawBody) => {
   )
 }
 
+const BOUNDARY = /;\s*boundary="?([^";]+)"?/i
+
+/**
+ * What an Idempotency-Key is bound to: the body's type and a hash of its bytes, a form's
+ * boundary left out (a client draws a new one for each sending of the same form).
+ */
+const uploadIdentity = (body: RawBody): string => {
+  const type = body.contentType.split(";", 1)[0]!.trim().toLowerCase()
+  const boundary = type === MULTIPART_FORM ? BOUNDARY.exec(body.contentType)?.[1] : undefined
+  const bytes = boundary === undefined
+    ? body.bytes
+    // latin1 maps each byte to one character and back, so only the boundary changes.
+    : Buffer.from(Buffer.from(body.bytes).toString("latin1").split(`--${boundary}`).join("--"), "latin1")
+  return `${type}\n${createHash("sha256").update(bytes).digest("base64url")}`
+}
+
 // "a", W/"a", * — If-None-Match compares weakly (RFC 9110, 13.1.2).
 const matches = (ifNoneMatch: string | undefined, etag: string): boolean =>
   ifNoneMatch !== undefined &&
@@ -101,9 +117,7 @@ export const make = Effect.gen(function*() {
 
   return {
     uploadPetPhoto: {
-      // The key is bound to the pet and the exact bytes sent.
-      identity: ({ params, payload }) =>
-        `${params.petId}\n${payload.contentType}\n${createHash("sha256").update(payload.bytes).digest("base64url")}`,
+      identity: ({ params, payload }) => `${params.petId}\n${uploadIdentity(payload)}`,
       // The checks and the decode store nothing: their refusals (a busy queue's 503 among them) are kept for no key.
       prepare: ({ params, payload }) =>
         Effect.flatMap(imageOf(payload), ({ bytes, declared }) =>
