@@ -15,6 +15,8 @@ import type {
   PetBody,
   PetPatchBody,
   PetsQuery,
+  PhotoBody,
+  UploadOptions,
   WebhookBody,
   WebhookPatchBody
 } from "animal-store/client"
@@ -24,6 +26,7 @@ import { Effect } from "effect"
 type PetId = PetBody["id"]
 type OrderId = OrderBody["id"]
 type WebhookId = WebhookBody["id"]
+type PhotoId = PhotoBody["id"]
 
 // Each takes `Unauthorized` out of the operation's errors, so that the rest is spelled out
 // in the declaration class by class (`ClientError<"listEvents">` would name them at once).
@@ -137,6 +140,22 @@ export const listEvents = (query?: EventsQuery) =>
     return yield* client.listEvents(query)
   }).pipe(Effect.catchTag("Unauthorized", (error) => Effect.die(error)))
 
+export const uploadPetPhoto = (petId: PetId, image: Blob | Uint8Array, options?: UploadOptions) =>
+  Effect.gen(function*() {
+    const client = yield* AnimalStoreClient
+    return yield* client.uploadPetPhoto(petId, image, options)
+  }).pipe(Effect.catchTag("Unauthorized", (error) => Effect.die(error)))
+export const listPetPhotos = (petId: PetId) =>
+  Effect.gen(function*() {
+    const client = yield* AnimalStoreClient
+    return yield* client.listPetPhotos(petId)
+  }).pipe(Effect.catchTag("Unauthorized", (error) => Effect.die(error)))
+export const deletePetPhoto = (petId: PetId, photoId: PhotoId) =>
+  Effect.gen(function*() {
+    const client = yield* AnimalStoreClient
+    return yield* client.deletePetPhoto(petId, photoId)
+  }).pipe(Effect.catchTag("Unauthorized", (error) => Effect.die(error)))
+
 /** The fields of what the methods answer, read through: the schemas inside the values must be nameable too. */
 export const firstEvent = (query?: EventsQuery) =>
   Effect.map(listEvents(query), ({ events }) => events[0]?.data)
@@ -167,7 +186,10 @@ export const everyMethod = {
   rotateWebhookSecret,
   pingWebhook,
   listWebhookDeliveries,
-  listEvents
+  listEvents,
+  uploadPetPhoto,
+  listPetPhotos,
+  deletePetPhoto
 } satisfies EveryMethod
 
 /** `raw`, effect's client for the same API: its answers are the wire schemas' types. */
