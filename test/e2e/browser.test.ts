@@ -228,12 +228,14 @@ describe.skipIf(!installed && !onCi)("a real browser", () => {
     const photo = (await response.json()) as { readonly width: number; readonly urls: { readonly thumb: string } }
     expect(photo.width).toBe(300)
     // An <img> sends no key: the signed URL alone gets the thumb, which the browser decodes.
-    const shown = await page.evaluate(async (src) => {
+    const src = JSON.stringify(`${service.baseUrl}${photo.urls.thumb}`)
+    // A string, as the page's own code: the tests' TypeScript has no DOM types.
+    const shown = await page.evaluate(`(async () => {
       const image = new Image()
-      image.src = src
+      image.src = ${src}
       await image.decode()
       return { width: image.naturalWidth, height: image.naturalHeight }
-    }, `${service.baseUrl}${photo.urls.thumb}`)
+    })()`)
     await page.close()
     expect(shown).toEqual({ width: 256, height: 171 })
   }, 120_000)
