@@ -179,7 +179,9 @@ describe("the packed package in a consumer project outside the repo", () => {
           "effect": own.devDependencies["effect"],
           "@effect/sql-pg": own.devDependencies["@effect/sql-pg"],
           "@electric-sql/pglite": own.devDependencies["@electric-sql/pglite"],
-          "@effect/platform-node": own.devDependencies["@effect/platform-node"]
+          "@effect/platform-node": own.devDependencies["@effect/platform-node"],
+          // The service processes photos with it from its start.
+          "sharp": own.devDependencies["sharp"]
         },
         devDependencies: {
           "typescript": own.devDependencies["typescript"],
