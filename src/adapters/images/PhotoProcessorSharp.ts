@@ -1,4 +1,6 @@
 import { Effect, Layer, Semaphore } from "effect"
+import { readdirSync, readFileSync } from "node:fs"
+import { setPriority } from "node:os"
 import type { Sharp } from "sharp"
 import type { ImageType } from "../../domain/photos/ImageType.ts"
 import { InvalidImage, ProcessingBusy } from "../../domain/photos/PhotoErrors.ts"
@@ -29,6 +31,33 @@ const fitIn = (size: number) => ({ width: size, height: size, fit: "inside", wit
 // sharp's output as a plain Uint8Array over the same memory: no copy of a rendition's bytes.
 const viewOf = (buffer: Buffer): Uint8Array => new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength)
 
+/**
+ * libvips decodes and encodes on its own threads ("libvips worker"), made as it needs them.
+ * On Linux each is given nice 19 when first seen, so that the threads that answer the rest
+ * of the API (the main thread, the database's) take the cores first whenever they want them:
+ * a photo takes the CPU the API leaves. Elsewhere (no /proc) nothing changes.
+ */
+const lowered = new Set<string>()
+const lowerWorkers = (): void => {
+  let tasks: Array<string>
+  try {
+    tasks = readdirSync("/proc/self/task")
+  } catch {
+    return
+  }
+  for (const tid of tasks) {
+    if (lowered.has(tid)) continue
+    try {
+      if (readFileSync(`/proc/self/task/${tid}/comm`, "latin1").startsWith("libvips")) {
+        setPriority(Number(tid), 19)
+        lowered.add(tid)
+      }
+    } catch {
+      // A thread gone meanwhile, or a system that refuses: it runs at the process's priority.
+    }
+  }
+}
+
 // libvips' words are not for the client: a decode failure is named, not quoted.
 const invalid = (type: ImageType) => new InvalidImage({ message: `the body does not decode as a whole ${type} image` })
 
@@ -52,7 +81,9 @@ const processNow = (bytes: Uint8Array, type: ImageType, maxPixels: number): Prom
     // in strips (no whole decoded image is held unless a rotation needs one); the medium is
     // decoded at a reduced scale (a JPEG's shrink-on-load: 1/2, 1/4, 1/8), its few pixels
     // kept raw, and the thumb is made from them rather than from a third decode.
+    lowerWorkers()
     const original = await encodeOriginal(input().autoOrient(), type).toBuffer({ resolveWithObject: true })
+    lowerWorkers()
     const pixels = await input().autoOrient().resize(fitIn(RENDITION_SIZE.medium)).raw().toBuffer({ resolveWithObject: true })
     const fromPixels = () =>
       sharp(pixels.data, { raw: { width: pixels.info.width, height: pixels.info.height, channels: pixels.info.channels } })
