@@ -39,6 +39,8 @@
  *   uploads  a 3 MB, 12-megapixel JPEG uploaded as a pet's photo on PostgreSQL and embedded: the
  *            upload's time and server CPU, the list's p99 beside two uploading clients against
  *            alone (target <= 2x), peak RSS with 4 uploads at once (bound 250 MB); about 2 minutes
+ *   search   200,000 pets on PostgreSQL and embedded: the repository's get against a name search
+ *            (pg_trgm) and a tag page, one call at a time; target: a search within 5x a get
  *   allocations
  *            bytes allocated and promoted per request from V8's GC trace (counts of the code's
  *            own doing, steady under load): Animal Store on memory and PostgreSQL against the
@@ -104,6 +106,7 @@ import { checkPgServer, createDatabase, dropDatabase } from "./pg-admin.ts"
 import { makeReport } from "./report.ts"
 import type { RepositoryArgs, RepositoryResult, RepositoryRow } from "./repository.ts"
 import { scaleSection } from "./scale.ts"
+import { searchSection } from "./search.ts"
 import { sseSection } from "./sse.ts"
 import { webhooksSection } from "./webhooks.ts"
 import { type Server, startReference, startService } from "./servers.ts"
@@ -122,7 +125,7 @@ const { values: flags } = parseArgs({
   }
 })
 const QUICK = flags.quick
-const ALL_SECTIONS = ["repo", "http", "scale", "inventory", "memory", "hostile", "sse", "outbox", "webhooks", "uploads", "allocations", "instructions"]
+const ALL_SECTIONS = ["repo", "http", "scale", "inventory", "memory", "hostile", "sse", "outbox", "webhooks", "uploads", "search", "allocations", "instructions"]
 const SECTIONS = new Set((flags.sections ?? (QUICK ? "http,scale" : ALL_SECTIONS.join(","))).split(",").map((s) => s.trim()))
 for (const name of SECTIONS) {
   if (!ALL_SECTIONS.includes(name)) {
@@ -478,6 +481,10 @@ const uploadsSectionRun = async () => {
   output["uploads"] = await uploadsSection({ report, work, apiKey: API_KEY, pgUrl: await usablePgUrl("uploads") })
 }
 
+const searchSectionRun = async () => {
+  output["search"] = await searchSection({ report, work, pgUrl: await usablePgUrl("search") })
+}
+
 const allocationsSectionRun = async () => {
   output["allocations"] = await allocationsSection({
     report,
@@ -737,6 +744,7 @@ const main = async () => {
     ["outbox", outboxSection],
     ["webhooks", webhooksSectionRun],
     ["uploads", uploadsSectionRun],
+    ["search", searchSectionRun],
     ["allocations", allocationsSectionRun],
     ["instructions", instructionsSectionRun]
   ]

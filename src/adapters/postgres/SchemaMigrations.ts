@@ -609,7 +609,9 @@ export const loader = Migrator.fromRecord({
   // - `name_key` is the name through the domain's searchKey, written by the adapter (the
   //   database has no function that normalizes exactly as JavaScript does), filled here
   //   for the pets already stored; a pg_trgm GIN index on it serves `?q=` as LIKE
-  //   '%text%'. PGlite loads pg_trgm as an extension (PgliteSettings).
+  //   '%text%'. PGlite loads pg_trgm as an extension (PgliteSettings). It stays
+  //   nullable: another writer (or an older release during an upgrade) may insert pets
+  //   without it; such a pet is found by no search until the service next writes it.
   // The lock keeps writers out while the existing names are keyed and until the triggers
   // are in place.
   "0020_pet_tags_and_search": Effect.gen(function*() {
@@ -641,7 +643,6 @@ export const loader = Migrator.fromRecord({
           AS keyed (id, name_key)
         WHERE pets.id = keyed.id`
     }
-    yield* sql`ALTER TABLE pets ALTER COLUMN name_key SET NOT NULL`
     yield* sql`
       CREATE INDEX pets_name_key_trgm ON pets USING gin (name_key gin_trgm_ops) WHERE deleted_at IS NULL
     `
