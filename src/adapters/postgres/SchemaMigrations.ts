@@ -643,8 +643,12 @@ export const loader = Migrator.fromRecord({
           AS keyed (id, name_key)
         WHERE pets.id = keyed.id`
     }
+    // A small pending list (64 kB, not the default 4 MB): every search scans the entries
+    // not yet merged into the index, and at 200,000 pets written in bulk a full list made a
+    // search 29 ms instead of 6 ms (EXPLAIN ANALYZE, `milo 123`); creates still batch theirs.
     yield* sql`
-      CREATE INDEX pets_name_key_trgm ON pets USING gin (name_key gin_trgm_ops) WHERE deleted_at IS NULL
+      CREATE INDEX pets_name_key_trgm ON pets USING gin (name_key gin_trgm_ops)
+        WITH (gin_pending_list_limit = 64) WHERE deleted_at IS NULL
     `
     yield* sql`
       CREATE TABLE pet_tags (

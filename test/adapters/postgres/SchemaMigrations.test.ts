@@ -9,6 +9,8 @@ import * as OrderRepositorySql from "../../../src/adapters/postgres/orders/Order
 import * as SchemaMigrations from "../../../src/adapters/postgres/SchemaMigrations.ts"
 import * as PetRepositorySql from "../../../src/adapters/postgres/pets/PetRepositorySql.ts"
 import { PetId } from "../../../src/domain/pets/PetId.ts"
+import { SearchText } from "../../../src/domain/pets/PetSearch.ts"
+import { PetTag } from "../../../src/domain/pets/PetTag.ts"
 import type { PetInventory } from "../../../src/domain/pets/PetInventory.ts"
 import { freshDatabaseUrl, layerFreshDatabase, postgresAvailable } from "./TestDatabase.ts"
 
@@ -143,6 +145,40 @@ describe.skipIf(!postgresAvailable)("SchemaMigrations on a PostgreSQL server", (
         assert.deepStrictEqual(asRows(yield* inventory), yield* expected)
         yield* sql`TRUNCATE pets CASCADE`
         assert.deepStrictEqual(yield* inventory, { available: 0, pending: 0, sold: 0, none: 0 })
+      }))
+  })
+})
+
+describe.skipIf(!postgresAvailable)("tags and search (0020) on a PostgreSQL server", () => {
+  layer(layerFreshDatabase({ maxConnections: 1 }))((it) => {
+    it.effect("the pets already stored become searchable; tags and their counts follow every writer; bad tags are refused", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        yield* release(19)
+        yield* sql`INSERT INTO pets (name, category_id) VALUES ('Zoë', 1), ('ZOE II', 1), ('Rex', 1)`
+        yield* SchemaMigrations.run
+        const keys = yield* sql<{ name_key: string }>`SELECT name_key FROM pets ORDER BY id`
+        assert.deepStrictEqual(keys.map((row) => row.name_key), ["zoe", "zoe ii", "rex"])
+        const pets = yield* PetRepositorySql.make({ timeout: "5 seconds" }).pipe(
+          Effect.provide(Layer.merge(Migrations.layer, EventSequencer.layer))
+        )
+        const found = yield* pets.list({ limit: 10, q: SearchText.make("zoë") })
+        assert.deepStrictEqual(found.map((pet) => pet.name), ["Zoë", "ZOE II"])
+        // Raw writes, in bulk too: the tag index and the counts follow them.
+        yield* sql`UPDATE pets SET tags = ARRAY['cat', 'young'] WHERE id <= 2`
+        yield* sql`UPDATE pets SET tags = ARRAY['cat'] WHERE id = 3`
+        yield* sql`UPDATE pets SET deleted_at = now() WHERE id = 2`
+        assert.deepStrictEqual(yield* pets.tags({ limit: 10 }), [{ tag: "cat", pets: 2 }, { tag: "young", pets: 1 }])
+        const young = yield* pets.list({ limit: 10, tags: [PetTag.make("young")] })
+        assert.deepStrictEqual(young.map((pet) => pet.id), [PetId.make(1n)])
+        yield* sql`TRUNCATE pets CASCADE`
+        assert.deepStrictEqual(yield* pets.tags({ limit: 10 }), [])
+        for (const tags of [["Cat"], ["cat", "cat"], ["-x"], Array.from({ length: 11 }, (_, i) => `t${i}`)]) {
+          assert.include(
+            yield* refused(sql`INSERT INTO pets (name, category_id, tags) VALUES ('x', 1, ${tags}::text[])`),
+            "pets_tags_valid"
+          )
+        }
       }))
   })
 })
