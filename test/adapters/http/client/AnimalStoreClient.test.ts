@@ -14,6 +14,8 @@ import { PetId } from "../../../../src/domain/pets/PetId.ts"
 import { IdempotencyKey } from "../../../../src/domain/idempotency/IdempotencyKey.ts"
 import { OrderId } from "../../../../src/domain/orders/OrderId.ts"
 import { PetName } from "../../../../src/domain/pets/PetName.ts"
+import { SearchText } from "../../../../src/domain/pets/PetSearch.ts"
+import { PetTag } from "../../../../src/domain/pets/PetTag.ts"
 import { PetVersion } from "../../../../src/domain/pets/PetVersion.ts"
 import { WebhookId } from "../../../../src/domain/webhooks/WebhookId.ts"
 import { WebhookRepository } from "../../../../src/ports/webhooks/WebhookRepository.ts"
@@ -118,6 +120,29 @@ layer(Server)("AnimalStoreClient against the real server", (it) => {
       assert.deepStrictEqual(all.pets.map((pet) => pet.id), seen)
       const availableOnly = yield* client.listPets({ status: "available" })
       assert.isTrue(availableOnly.pets.every((pet) => pet.status === "available"))
+    }))
+
+  it.effect("listPets({ tag, q }) filters; listTags() pages the tags in use as { tags, next }", () =>
+    Effect.gen(function*() {
+      const client = yield* clientWith(KEY)
+      const tag = (text: string) => PetTag.make(text)
+      const zoe = yield* client.createPet({ ...available("Zoë Client"), tags: [tag("client-cat"), tag("client-young")] })
+      yield* client.createPet({ ...available("Zoo Client"), tags: [tag("client-cat")] })
+      assert.deepStrictEqual(zoe.pet.tags, [tag("client-cat"), tag("client-young")])
+      const found = yield* client.listPets({ tag: [tag("client-cat"), tag("client-young")], q: SearchText.make("ZOE") })
+      assert.deepStrictEqual(found.pets.map((pet) => pet.id), [zoe.pet.id])
+      const seen: Array<{ readonly tag: string; readonly pets: number }> = []
+      let page = yield* client.listTags({ limit: 1 })
+      assertPlain(page, ["tags", "next"])
+      while (true) {
+        seen.push(...page.tags)
+        if (page.next === undefined) break
+        page = yield* client.listTags({ limit: 1, cursor: page.next })
+      }
+      assert.deepInclude(seen, { tag: "client-cat", pets: 2 })
+      assert.deepInclude(seen, { tag: "client-young", pets: 1 })
+      const refused = yield* Effect.flip(client.listTags({ cursor: "not-a-cursor" }))
+      assert.strictEqual(refused._tag, "InvalidRequest")
     }))
 
   it.effect("a cursor the service did not issue fails with the typed InvalidRequest", () =>
