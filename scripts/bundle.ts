@@ -95,10 +95,11 @@ const bundleInto = async (dir: string, entries: Readonly<Record<string, string>>
       PgliteWorker: Path.join(root, "src/adapters/embedded/PgliteWorker.ts")
     },
     platform: "node",
-    // PGlite finds its WebAssembly and data files next to its own modules; pg-native is
-    // an optional addon of pg that is not installed; sharp loads its native libvips
-    // binding (@img/sharp-<platform>) from its own install.
-    external: ["@electric-sql/pglite", "pg-native", "sharp"],
+    // PGlite finds its WebAssembly and data files next to its own modules, its
+    // extensions' (`@electric-sql/pglite/contrib/pg_trgm`) included; pg-native is an
+    // optional addon of pg that is not installed; sharp loads its native libvips binding
+    // (@img/sharp-<platform>) from its own install.
+    external: [/^@electric-sql\/pglite(\/|$)/, "pg-native", "sharp"],
     logLevel: "warn",
     output: {
       dir,
