@@ -1,5 +1,5 @@
 /**
- * The README's webhook receiver, run as written: its ```ts block is typechecked strictly
+ * The webhook receiver of docs/webhooks.md, run as written: its ```ts block is typechecked strictly
  * and run by Node on a delivery signed and written as the dispatcher signs and writes one,
  * whose int64 fields are past 2^53. The event must come out with every digit, and a
  * forged body must be refused.
@@ -27,11 +27,11 @@ const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
 
 /** The README's ```ts block that uses `standardwebhooks`, out of its list item's indent. */
 const receiverSnippet = (): string => {
-  const readme = readFileSync(join(repo, "README.md"), "utf8")
+  const readme = readFileSync(join(repo, "docs", "webhooks.md"), "utf8")
   const block = [...readme.matchAll(/^( *)```ts\n([\s\S]*?)^\1```/gm)]
     .map(([, indent, code]) => code!.split("\n").map((line) => line.slice(indent!.length)).join("\n"))
     .find((code) => code.includes(`from "standardwebhooks"`))
-  if (block === undefined) throw new Error("README.md has no ts block importing standardwebhooks")
+  if (block === undefined) throw new Error("docs/webhooks.md has no ts block importing standardwebhooks")
   return block
 }
 
