@@ -140,6 +140,12 @@ export const listEvents = (query?: EventsQuery) =>
     return yield* client.listEvents(query)
   }).pipe(Effect.catchTag("Unauthorized", (error) => Effect.die(error)))
 
+export const listTags = (page?: { readonly limit?: number; readonly cursor?: string }) =>
+  Effect.gen(function*() {
+    const client = yield* AnimalStoreClient
+    return yield* client.listTags(page)
+  }).pipe(Effect.catchTag("Unauthorized", (error) => Effect.die(error)))
+
 export const uploadPetPhoto = (petId: PetId, image: Blob | Uint8Array, options?: UploadOptions) =>
   Effect.gen(function*() {
     const client = yield* AnimalStoreClient
@@ -157,6 +163,7 @@ export const deletePetPhoto = (petId: PetId, photoId: PhotoId) =>
   }).pipe(Effect.catchTag("Unauthorized", (error) => Effect.die(error)))
 
 /** The fields of what the methods answer, read through: the schemas inside the values must be nameable too. */
+export const firstTag = () => Effect.map(listTags(), ({ tags }) => tags[0]?.pets)
 export const firstEvent = (query?: EventsQuery) =>
   Effect.map(listEvents(query), ({ events }) => events[0]?.data)
 export const firstDelivery = (webhookId: WebhookId) =>
@@ -167,6 +174,7 @@ export const pingAnswer = (webhookId: WebhookId) =>
 
 export const everyMethod = {
   listPets,
+  listTags,
   createPet,
   getPet,
   updatePet,

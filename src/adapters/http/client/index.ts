@@ -22,6 +22,7 @@ export {
   RequestHeaderFieldsTooLarge,
   RequestTimeout,
   ServiceUnavailable,
+  TooManyPhotosConflict,
   Unauthorized,
   UnsupportedMediaType
 } from "../api/ApiErrors.ts"
