@@ -1,27 +1,10 @@
-import { DateTime, Effect, Layer, Option } from "effect"
+import { DateTime, Effect, Option } from "effect"
 import { describe, expect, it } from "vitest"
-import * as PhotoProcessorSharp from "../../../src/adapters/images/PhotoProcessorSharp.ts"
-import * as StoreMemory from "../../../src/adapters/memory/StoreMemory.ts"
 import * as PhotoSweep from "../../../src/application/photos/PhotoSweep.ts"
 import * as PhotoUploads from "../../../src/application/photos/PhotoUploads.ts"
-import { CategoryId } from "../../../src/domain/pets/CategoryId.ts"
-import { NewPet } from "../../../src/domain/pets/NewPet.ts"
-import { PetName } from "../../../src/domain/pets/PetName.ts"
-import { blobKey, Rendition } from "../../../src/domain/photos/Rendition.ts"
-import { PetRepository } from "../../../src/ports/pets/PetRepository.ts"
-import type { PhotoProcessor } from "../../../src/ports/photos/PhotoProcessor.ts"
-import { PhotoRepository } from "../../../src/ports/photos/PhotoRepository.ts"
 import { PhotoStore } from "../../../src/ports/photos/PhotoStore.ts"
 import { jpeg } from "../../adapters/images/TestImages.ts"
-
-const run = <A, E>(
-  effect: Effect.Effect<A, E, PetRepository | PhotoRepository | PhotoStore | PhotoProcessor>,
-  processing = PhotoProcessorSharp.DEFAULTS
-) => Effect.runPromise(Effect.provide(effect, Layer.merge(StoreMemory.layer, PhotoProcessorSharp.layer(processing))))
-const newPet = Effect.flatMap(PetRepository, (pets) =>
-  pets.create(new NewPet({ name: PetName.make("Tabby"), categoryId: CategoryId.make(1n) })))
-const keysOf = (storageKey: string) => Rendition.literals.map((rendition) => blobKey(storageKey, rendition))
-const later = Effect.map(DateTime.now, (now) => DateTime.add(now, { minutes: 1 }))
+import { keysOf, later, newPet, run } from "./PhotoTestStore.ts"
 
 describe("PhotoSweep", () => {
   it("deletes old bytes that no record names, and keeps a photo's bytes and young bytes", () =>
