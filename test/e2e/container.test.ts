@@ -2,10 +2,11 @@
  * The deployment as the Dockerfile makes it. Three checks:
  * - the Dockerfile's CMD runs what package.json's start script runs (same flags, same
  *   compile cache), so the two cannot drift apart;
- * - the production tree, laid out as the image lays it out (package.json, the bundle and
- *   PGlite, in a clean directory outside the repository: no npm install, as the package
- *   has no runtime dependencies), serves on the memory and the embedded store: a module
- *   the bundle leaves to node_modules fails here;
+ * - the production tree, laid out as the image lays it out (package.json, the bundle,
+ *   PGlite and sharp with its binding, as the Dockerfile's COPY lines name them, in a clean
+ *   directory outside the repository: no npm install, as the package has no runtime
+ *   dependencies), serves on the memory and the embedded store: a module the bundle leaves
+ *   to node_modules and the image does not copy fails here;
  * - the image itself builds, runs as a non-root user, becomes healthy, serves, and stops
  *   cleanly on `docker stop` — only where a container engine answers and the base image is
  *   present (skipped, saying which, elsewhere; this check needs neither network nor pulls).
@@ -31,6 +32,13 @@ afterAll(async () => {
 
 const dockerfile = () => Fs.readFileSync(Path.join(repoRoot, "Dockerfile"), "utf8")
 
+/** The node_modules the image's runtime stage copies from the build stage, in its order. */
+const imagedModules = (): ReadonlyArray<string> =>
+  [...dockerfile().matchAll(/^COPY --from=build \/app\/(node_modules\/\S+) (node_modules\/\S+)$/gm)].map(([, from, to]) => {
+    if (from !== to) throw new Error(`the image copies ${from} to ${to}`)
+    return from!
+  })
+
 describe("the Dockerfile", () => {
   it("runs what npm start runs: the bundle with the start script's flags and compile cache", () => {
     const start = startScript()
@@ -50,7 +58,7 @@ describe("the Dockerfile", () => {
   })
 })
 
-describe("the production tree (package.json, the bundle and PGlite, in a clean directory)", () => {
+describe("the production tree (package.json, the bundle, PGlite and sharp, in a clean directory)", () => {
   let dir: string | undefined
 
   /** Installed once for the file, as the image does; the npm cache makes it quick when warm. */
@@ -58,10 +66,10 @@ describe("the production tree (package.json, the bundle and PGlite, in a clean d
     if (dir !== undefined) return dir
     const made = tempDir("animal-store-production-")
     Fs.copyFileSync(Path.join(repoRoot, "package.json"), Path.join(made, "package.json"))
-    // PGlite, an optional peer, as the image copies it from the full install.
-    Fs.cpSync(Path.join(repoRoot, "node_modules/@electric-sql/pglite"), Path.join(made, "node_modules/@electric-sql/pglite"), {
-      recursive: true
-    })
+    // The optional peers the image copies from the full install, as its COPY lines name them.
+    for (const module of imagedModules()) {
+      Fs.cpSync(Path.join(repoRoot, module), Path.join(made, module), { recursive: true })
+    }
     // The bundle vitest's global setup built: build/main.js and the build it points at.
     const build = /import "\.\/([0-9a-f]{16})\/main\.js"/.exec(Fs.readFileSync(entry, "utf8"))?.[1]
     if (build === undefined) throw new Error(`${entry} points at no build`)
@@ -72,9 +80,17 @@ describe("the production tree (package.json, the bundle and PGlite, in a clean d
     return made
   }
 
-  it("holds no package but PGlite", async () => {
+  it("holds no package but PGlite and sharp with what sharp loads", async () => {
     const tree = await productionTree()
-    expect(Fs.readdirSync(Path.join(tree, "node_modules")).filter((name) => name !== ".cache")).toEqual(["@electric-sql"])
+    expect(imagedModules()).toEqual([
+      "node_modules/@electric-sql/pglite",
+      "node_modules/sharp",
+      "node_modules/@img",
+      "node_modules/detect-libc",
+      "node_modules/semver"
+    ])
+    expect(Fs.readdirSync(Path.join(tree, "node_modules")).filter((name) => name !== ".cache").sort())
+      .toEqual(["@electric-sql", "@img", "detect-libc", "semver", "sharp"])
     expect(Fs.readdirSync(Path.join(tree, "node_modules", "@electric-sql"))).toEqual(["pglite"])
   }, 300_000)
 
