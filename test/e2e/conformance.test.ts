@@ -152,9 +152,11 @@ const makeCase = (r: Random, path: string, method: string, op: Json, knownIds: R
 describe("the OpenAPI document and the service agree", () => {
   it(`on ${CASES} requests generated from the document's schemas (seed ${SEED})`, async () => {
     const r = random(SEED)
+    // The operations with no body or a JSON one: an upload's image bytes or form are not
+    // generated from a schema (test/adapters/http/PhotoFuzz.test.ts mutates real images).
     const operations = Object.entries<Json>(doc["paths"]).flatMap(([path, item]) =>
       Object.entries<Json>(item).map(([method, op]) => ({ path, method: method.toUpperCase(), op }))
-    )
+    ).filter(({ op }) => op["requestBody"] === undefined || op["requestBody"]["content"]["application/json"] !== undefined)
     // The pets that exist at some point; those the run creates join them, as deletes remove some.
     const knownIds = [1, 2, 3]
     for (const id of knownIds) {
@@ -181,7 +183,10 @@ describe("the OpenAPI document and the service agree", () => {
         expect(response.status, where).toBeLessThan(500)
       } else {
         tally.refused++
-        expect(response.status, `refused by the document (${verdict.errors}), not by the service: ${where}`).toBe(400)
+        // A photo URL's signature, when present, decides before its input is read (as a key's
+        // check does): a generated one is never valid, so 403.
+        const signed = op["operationId"] === "getPetPhotoRendition" && new URL(c.url, "http://x").searchParams.has("signature")
+        expect(response.status, `refused by the document (${verdict.errors}), not by the service: ${where}`).toBe(signed ? 403 : 400)
       }
       await expectDocumentedResponse({ method: c.method, url: c.url }, response)
       if (op["operationId"] === "createPet" && response.status === 201) knownIds.push((response.json as { id: number }).id)

@@ -31,7 +31,10 @@ const codePoints = (s: string): number => {
 export const SearchText = Schema.String.annotate({ expected: "a string" }).check(
   Schema.makeFilter((s: string) => s.isWellFormed(), { message: "must not contain lone surrogates" }, true),
   Schema.makeFilter((s: string) => !/[\u0000-\u001f]/u.test(s), {
-    message: "must not contain NUL or other control characters (U+0000 to U+001F)"
+    message: "must not contain NUL or other control characters (U+0000 to U+001F)",
+    // For documents such as OpenAPI: no C0 control and no lone surrogate (in a `u`
+    // expression a surrogate pair is one astral code point).
+    toJsonSchema: () => ({ pattern: "^[^\\u0000-\\u001f\\ud800-\\udfff]*$" })
   }, true),
   Schema.makeFilter((s: string) => {
     const n = codePoints(s)
