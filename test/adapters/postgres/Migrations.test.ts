@@ -101,7 +101,7 @@ describe.skipIf(!postgresAvailable)("Migrations on a PostgreSQL server", () => {
       const pets = Context.get(context, PetRepository)
       yield* pets.ready
 
-      yield* sql`DROP TABLE orders, pets, api_keys, idempotency_keys, ${sql(SchemaMigrations.MIGRATIONS_TABLE)}`
+      yield* sql`DROP TABLE orders, pets, api_keys, idempotency_keys, ${sql(SchemaMigrations.MIGRATIONS_TABLE)} CASCADE`
       const exit = yield* Effect.exit(pets.get(PetId.make(1n)))
       assert.deepStrictEqual(
         Exit.findErrorOption(exit),
