@@ -90,9 +90,9 @@ const webhookDelivery = (service: ServiceConfig) =>
     lease: service.webhookLease
   }).pipe(Layer.provide(WebhookSenderHttp.layer({ allowPrivate: service.webhookAllowPrivate })))
 
-// sharp is loaded only here, when the service starts: a host embedding the library without
-// it still serves photos, and takes no upload (PhotoUploads). Without it installed, the
-// service stops at start naming the package.
+// The photo processor is made only here: a host embedding the library without sharp still
+// serves photos, and takes no upload (PhotoUploads). Without sharp installed, the service
+// stops at start naming the package; sharp itself is loaded on the first upload.
 const photoProcessing = (service: ServiceConfig) =>
   Layer.unwrap(Effect.promise(async () => {
     const { PhotoProcessorSharp } = await import("../adapters/images/index.ts")

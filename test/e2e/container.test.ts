@@ -5,8 +5,9 @@
  * - the production tree, laid out as the image lays it out (package.json, the bundle,
  *   PGlite and sharp with its binding, as the Dockerfile's COPY lines name them, in a clean
  *   directory outside the repository: no npm install, as the package has no runtime
- *   dependencies), serves on the memory and the embedded store: a module the bundle leaves
- *   to node_modules and the image does not copy fails here;
+ *   dependencies), serves on the memory and the embedded store, an upload included (sharp
+ *   loads on the first): a module the bundle leaves to node_modules and the image does not
+ *   copy fails here;
  * - the image itself builds, runs as a non-root user, becomes healthy, serves, and stops
  *   cleanly on `docker stop` — only where a container engine answers and the base image is
  *   present (skipped, saying which, elsewhere; this check needs neither network nor pulls).
@@ -17,6 +18,7 @@ import * as Path from "node:path"
 import { promisify } from "node:util"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
 import { entry } from "../../scripts/bundle.ts"
+import { jpeg } from "../adapters/images/TestImages.ts"
 import { createPet, killAll, listAll, nodeBin, removeTempDirs, repoRoot, startService, tempDir } from "./ServiceProcess.ts"
 import { startScript } from "./StartScript.ts"
 
@@ -117,7 +119,7 @@ describe("the production tree (package.json, the bundle, PGlite and sharp, in a 
   it.each([
     ["memory", () => ({ STORE: "memory" })],
     ["embedded", () => ({ STORE: "embedded", DATA_DIR: Path.join(tempDir(), "data") })]
-  ])("serves on the %s store: /healthz, a create and a list", async (_, storeEnv) => {
+  ])("serves on the %s store: /healthz, a create, a list and an upload", async (_, storeEnv) => {
     const tree = await productionTree()
     const start = startScript()
     const service = await startService({
@@ -129,6 +131,14 @@ describe("the production tree (package.json, the bundle, PGlite and sharp, in a 
     expect((await service.request("GET", "/healthz")).status).toBe(200)
     const created = await createPet(service, API_KEY, { name: "Rex", categoryId: 1, status: "available" })
     expect((await listAll(service, API_KEY)).pets).toEqual([created])
+    // sharp and its binding load from the tree on the first upload.
+    const upload = await fetch(`${service.baseUrl}/v1/pets/${created.id}/photos`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${API_KEY}`, "content-type": "image/jpeg" },
+      body: new Uint8Array(await jpeg()),
+      signal: AbortSignal.timeout(30_000)
+    })
+    expect(upload.status, await upload.text()).toBe(201)
     expect((await service.stop()).code).toBe(0)
     expect(service.stderr).toBe("")
   }, 300_000)

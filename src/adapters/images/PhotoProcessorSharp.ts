@@ -1,6 +1,7 @@
 import { Effect, Layer, Semaphore } from "effect"
 import { readdirSync, readFileSync } from "node:fs"
 import { setPriority } from "node:os"
+import type SharpModule from "sharp"
 import type { Sharp } from "sharp"
 import type { ImageType } from "../../domain/photos/ImageType.ts"
 import { InvalidImage, ProcessingBusy } from "../../domain/photos/PhotoErrors.ts"
@@ -8,7 +9,7 @@ import { RENDITION_SIZE } from "../../domain/photos/Rendition.ts"
 import { PhotoProcessor, type ProcessedPhoto } from "../../ports/photos/PhotoProcessor.ts"
 import * as Spans from "../observability/Spans.ts"
 import { DEFAULTS, type Options } from "./PhotoProcessorOptions.ts"
-import { sharp } from "./SharpPeer.ts"
+import { loadSharp, requireSharp } from "./SharpPeer.ts"
 
 export { DEFAULTS, type Options }
 
@@ -61,7 +62,12 @@ const lowerWorkers = (): void => {
 // libvips' words are not for the client: a decode failure is named, not quoted.
 const invalid = (type: ImageType) => new InvalidImage({ message: `the body does not decode as a whole ${type} image` })
 
-const processNow = (bytes: Uint8Array, type: ImageType, maxPixels: number): Promise<ProcessedPhoto | InvalidImage> =>
+const processNow = (
+  sharp: typeof SharpModule,
+  bytes: Uint8Array,
+  type: ImageType,
+  maxPixels: number
+): Promise<ProcessedPhoto | InvalidImage> =>
   (async () => {
     // failOn "warning": a truncated or damaged image is refused, not half-decoded.
     const input = () => sharp(bytes, { failOn: "warning", limitInputPixels: maxPixels, sequentialRead: true })
@@ -109,10 +115,7 @@ const processNow = (bytes: Uint8Array, type: ImageType, maxPixels: number): Prom
  */
 export const make = (options: Options) =>
   Effect.gen(function*() {
-    // One libvips thread per image, and no operation cache: the semaphore alone sets the CPU
-    // photos take, and decoded images are not kept after their upload.
-    sharp.concurrency(1)
-    sharp.cache(false)
+    yield* Effect.sync(requireSharp)
     const slots = yield* Semaphore.make(options.concurrency)
     const capacity = options.concurrency + options.queue
     let admitted = 0
@@ -124,7 +127,8 @@ export const make = (options: Options) =>
           admitted++
           return Semaphore.withPermit(slots)(
             Effect.flatMap(
-              Effect.promise(() => processNow(bytes, type, options.maxPixels)),
+              // A sharp that cannot load (a binding for another platform) is a defect, not the image's fault.
+              Effect.promise(() => loadSharp().then((sharp) => processNow(sharp, bytes, type, options.maxPixels))),
               (result) => result instanceof InvalidImage ? Effect.fail(result) : Effect.succeed(result)
             )
           ).pipe(Effect.ensuring(Effect.sync(() => admitted--)))
