@@ -179,6 +179,26 @@ describe.skipIf(!postgresAvailable)("tags and search (0020) on a PostgreSQL serv
             "pets_tags_valid"
           )
         }
+        for (const tags of ["ARRAY['cat', NULL]", "ARRAY[ARRAY['cat'], ARRAY['dog']]"]) {
+          assert.include(
+            yield* refused(sql`INSERT INTO pets (name, category_id, tags) VALUES ('x', 1, ${sql.literal(tags)})`),
+            "pets_tags_valid"
+          )
+        }
+        yield* sql`INSERT INTO pets (name, category_id, tags) VALUES ('x', 1, ARRAY['cat', 'dog-2'])`
+        // What every write calls is plpgsql, whose plans a connection keeps: a SQL function
+        // that cannot be inlined is planned again on each statement (half a pet's insert).
+        const languages = yield* sql<{ proname: string; lanname: string }>`
+          SELECT p.proname, l.lanname FROM pg_proc AS p JOIN pg_language AS l ON l.oid = p.prolang
+          WHERE p.proname IN ('pet_tags_valid', 'pet_counts_add', 'tag_counts_add', 'pet_counts_follow', 'pet_tags_follow')
+          ORDER BY p.proname`
+        assert.deepStrictEqual(languages.map((row) => `${row.proname}:${row.lanname}`), [
+          "pet_counts_add:plpgsql",
+          "pet_counts_follow:plpgsql",
+          "pet_tags_follow:plpgsql",
+          "pet_tags_valid:plpgsql",
+          "tag_counts_add:plpgsql"
+        ])
       }))
   })
 })
