@@ -1,19 +1,14 @@
-import { describe } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as EmbeddedDatabase from "../../../src/adapters/embedded/EmbeddedDatabase.ts"
-import * as StoreMemory from "../../../src/adapters/memory/StoreMemory.ts"
 import * as EventLogSql from "../../../src/adapters/postgres/events/EventLogSql.ts"
 import * as PetRepositorySql from "../../../src/adapters/postgres/pets/PetRepositorySql.ts"
 import * as WebhookRepositorySql from "../../../src/adapters/postgres/webhooks/WebhookRepositorySql.ts"
-import { layerFreshDatabase, postgresAvailable } from "../../adapters/postgres/TestDatabase.ts"
 import { webhookDispatcherContract } from "./WebhookDispatcherContract.ts"
 
 const options = { timeout: "10 seconds" } as const
-
-webhookDispatcherContract("memory", StoreMemory.layer)
 
 const freshDataDir = Layer.unwrap(Effect.gen(function*() {
   const dataDir = yield* Effect.acquireRelease(
@@ -31,12 +26,3 @@ webhookDispatcherContract(
     WebhookRepositorySql.layer(options)
   ).pipe(Layer.provide(freshDataDir))
 )
-
-describe.skipIf(!postgresAvailable)("PostgreSQL server", () => {
-  webhookDispatcherContract(
-    "postgres",
-    Layer.mergeAll(PetRepositorySql.layer(options), EventLogSql.layer({ ...options, listen: true }), WebhookRepositorySql.layer(options)).pipe(
-      Layer.provide(layerFreshDatabase({ maxConnections: 10 }))
-    )
-  )
-})
