@@ -715,48 +715,90 @@ export const loader = Migrator.fromRecord({
       FOR EACH STATEMENT EXECUTE FUNCTION pet_tags_clear()
     `
   }),
-  // The functions every pet write calls, the same rules in plpgsql. A SQL function that
-  // PostgreSQL cannot inline into its caller (these three: a subquery, or an UPDATE) is
-  // parsed and planned again on every statement that calls it, where plpgsql keeps its
-  // plans for the connection's life. A pet's insert with its event took 0.33-0.45 ms of
-  // the server's time before, 0.17-0.19 ms after (EXPLAIN ANALYZE, warm connection); the
-  // tags' CHECK alone was half of the insert.
-  "0021_write_functions_in_plpgsql": Effect.gen(function*() {
+  // What every pet write runs in the database, the same rules at a fraction of the cost.
+  // A SQL function that PostgreSQL cannot inline (a subquery, an UPDATE) is parsed and
+  // planned again on every statement that calls it, and each statement a plpgsql function
+  // runs through SPI starts an executor of its own: the tags' CHECK now decides with
+  // plpgsql's own expressions, and each trigger runs its statements with the functions it
+  // called inlined. Per pet insert (track_functions, 20,000 creates through the API): the
+  // CHECK 63 → 15 µs, the status counts 140 → about 120 µs; the server's CPU per create
+  // 570-590 → 340-350 µs.
+  "0021_lighter_pet_writes": Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     yield* sql`
       CREATE OR REPLACE FUNCTION pet_tags_valid(tags text[]) RETURNS boolean LANGUAGE plpgsql IMMUTABLE AS $$
       BEGIN
-        -- First: array_position raises an error of its own on a multidimensional array.
-        IF coalesce(array_ndims(tags), 1) <> 1 THEN
+        IF cardinality(tags) = 0 THEN
+          RETURN true;
+        END IF;
+        IF array_ndims(tags) <> 1 OR cardinality(tags) > ${sql.literal(String(PET_TAGS_MAX))} THEN
           RETURN false;
         END IF;
-        RETURN cardinality(tags) <= ${sql.literal(String(PET_TAGS_MAX))}
-           AND (SELECT count(*) = count(DISTINCT tag) AND bool_and(tag ~ '${sql.literal(PET_TAG_PATTERN)}') IS NOT FALSE
-                FROM unnest(tags) AS tag)
-           AND array_position(tags, NULL) IS NULL;
+        FOR i IN 1..cardinality(tags) LOOP
+          IF tags[i] IS NULL OR tags[i] !~ '${sql.literal(PET_TAG_PATTERN)}' OR tags[i] = ANY (tags[1:i - 1]) THEN
+            RETURN false;
+          END IF;
+        END LOOP;
+        RETURN true;
       END
       $$
     `
+    // The net change of each status, written only when one is not 0 (0008: a claim that
+    // changes no status must not hold a slot), in one statement whatever the operation.
     yield* sql`
-      CREATE OR REPLACE FUNCTION pet_counts_add(available_change bigint, pending_change bigint, sold_change bigint, none_change bigint)
-      RETURNS void LANGUAGE plpgsql AS $$
+      CREATE OR REPLACE FUNCTION pet_counts_follow() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
-        UPDATE pet_counts SET
-          available = available + available_change, pending = pending + pending_change,
-          sold = sold + sold_change, none = none + none_change
-        WHERE slot = pg_backend_pid() % 16;
+        IF TG_OP = 'INSERT' THEN
+          UPDATE pet_counts AS c SET available = c.available + a.available, pending = c.pending + a.pending,
+                                     sold = c.sold + a.sold, none = c.none + a.none
+          FROM (SELECT count(*) FILTER (WHERE status = 'available') AS available, count(*) FILTER (WHERE status = 'pending') AS pending,
+                       count(*) FILTER (WHERE status = 'sold') AS sold, count(*) FILTER (WHERE status IS NULL) AS none
+                FROM added WHERE deleted_at IS NULL) AS a
+          WHERE c.slot = pg_backend_pid() % 16 AND (a.available <> 0 OR a.pending <> 0 OR a.sold <> 0 OR a.none <> 0);
+        ELSIF TG_OP = 'DELETE' THEN
+          UPDATE pet_counts AS c SET available = c.available - r.available, pending = c.pending - r.pending,
+                                     sold = c.sold - r.sold, none = c.none - r.none
+          FROM (SELECT count(*) FILTER (WHERE status = 'available') AS available, count(*) FILTER (WHERE status = 'pending') AS pending,
+                       count(*) FILTER (WHERE status = 'sold') AS sold, count(*) FILTER (WHERE status IS NULL) AS none
+                FROM removed WHERE deleted_at IS NULL) AS r
+          WHERE c.slot = pg_backend_pid() % 16 AND (r.available <> 0 OR r.pending <> 0 OR r.sold <> 0 OR r.none <> 0);
+        ELSE
+          UPDATE pet_counts AS c SET available = c.available + a.available - r.available, pending = c.pending + a.pending - r.pending,
+                                     sold = c.sold + a.sold - r.sold, none = c.none + a.none - r.none
+          FROM (SELECT count(*) FILTER (WHERE status = 'available') AS available, count(*) FILTER (WHERE status = 'pending') AS pending,
+                       count(*) FILTER (WHERE status = 'sold') AS sold, count(*) FILTER (WHERE status IS NULL) AS none
+                FROM added WHERE deleted_at IS NULL) AS a,
+               (SELECT count(*) FILTER (WHERE status = 'available') AS available, count(*) FILTER (WHERE status = 'pending') AS pending,
+                       count(*) FILTER (WHERE status = 'sold') AS sold, count(*) FILTER (WHERE status IS NULL) AS none
+                FROM removed WHERE deleted_at IS NULL) AS r
+          WHERE c.slot = pg_backend_pid() % 16
+            AND (a.available <> r.available OR a.pending <> r.pending OR a.sold <> r.sold OR a.none <> r.none);
+        END IF;
+        RETURN NULL;
       END
       $$
     `
+    yield* sql`DROP FUNCTION pet_counts_add(bigint, bigint, bigint, bigint)`
     yield* sql`
-      CREATE OR REPLACE FUNCTION tag_counts_add(tags text[], change bigint) RETURNS void LANGUAGE plpgsql AS $$
+      CREATE OR REPLACE FUNCTION pet_tags_follow() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
-        INSERT INTO tag_counts (tag, slot, pets)
-        SELECT tag, pg_backend_pid() % 16, change FROM unnest(tags) AS tag ORDER BY tag
-        ON CONFLICT (tag, slot) DO UPDATE SET pets = tag_counts.pets + EXCLUDED.pets;
+        IF TG_OP <> 'INSERT' AND OLD.deleted_at IS NULL AND cardinality(OLD.tags) > 0 THEN
+          DELETE FROM pet_tags WHERE tag = ANY (OLD.tags) AND pet_id = OLD.id;
+          INSERT INTO tag_counts (tag, slot, pets)
+          SELECT tag, pg_backend_pid() % 16, -1 FROM unnest(OLD.tags) AS tag ORDER BY tag
+          ON CONFLICT (tag, slot) DO UPDATE SET pets = tag_counts.pets + EXCLUDED.pets;
+        END IF;
+        IF TG_OP <> 'DELETE' AND NEW.deleted_at IS NULL AND cardinality(NEW.tags) > 0 THEN
+          INSERT INTO pet_tags (tag, pet_id) SELECT tag, NEW.id FROM unnest(NEW.tags) AS tag;
+          INSERT INTO tag_counts (tag, slot, pets)
+          SELECT tag, pg_backend_pid() % 16, 1 FROM unnest(NEW.tags) AS tag ORDER BY tag
+          ON CONFLICT (tag, slot) DO UPDATE SET pets = tag_counts.pets + EXCLUDED.pets;
+        END IF;
+        RETURN NULL;
       END
       $$
     `
+    yield* sql`DROP FUNCTION tag_counts_add(text[], bigint)`
   })
 })
 
