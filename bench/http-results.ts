@@ -27,6 +27,9 @@ export type TargetKey =
   | "effect-pg"
   | "effect-sqlpg"
 
+/** The servers whose store is this machine's PostgreSQL server (embedded PGlite runs inside its process). */
+export const ON_POSTGRES: ReadonlySet<TargetKey> = new Set(["as-postgres", "fastify-pg", "fastify-features-pg", "effect-pg", "effect-sqlpg"])
+
 export const LABELS: Record<TargetKey, string> = {
   "as-memory": "Animal Store memory",
   "as-embedded": "Animal Store embedded",
@@ -121,6 +124,8 @@ export interface HttpRun {
   /** Peak RSS of the server process during the measured window (lifetime peak if it could not be reset). */
   readonly peakRssBytes: number | undefined
   readonly serverCpuUsPerRequest: number | undefined
+  /** CPU of the PostgreSQL server's processes per answer, for a server on PostgreSQL. */
+  readonly databaseCpuUsPerRequest: number | undefined
   readonly clientCpuPercent: number
   /** Answers with an unexpected status, and connection errors. */
   readonly bad: number
@@ -150,6 +155,7 @@ export const reportHttp = (report: Report, runs: ReadonlyArray<HttpRun>, present
     readonly p99: number | undefined
     readonly peakRssMb: number | undefined
     readonly serverCpuUsPerRequest: number | undefined
+    readonly databaseCpuUsPerRequest: number | undefined
     readonly clientCpuPercent: number | undefined
     readonly bad: number
     readonly badDetail: string
@@ -168,6 +174,7 @@ export const reportHttp = (report: Report, runs: ReadonlyArray<HttpRun>, present
         p99: medianOf(own.map((run) => run.p99)),
         peakRssMb: mb(maxOf(own.map((run) => run.peakRssBytes))),
         serverCpuUsPerRequest: medianOf(own.map((run) => run.serverCpuUsPerRequest)),
+        databaseCpuUsPerRequest: medianOf(own.map((run) => run.databaseCpuUsPerRequest)),
         clientCpuPercent: medianOf(own.map((run) => run.clientCpuPercent)),
         bad: own.reduce((sum, run) => sum + run.bad, 0),
         badDetail: own.map((run) => run.badDetail).filter((detail) => detail !== "").join(" ")
@@ -175,7 +182,7 @@ export const reportHttp = (report: Report, runs: ReadonlyArray<HttpRun>, present
     }
   }
   report.table(
-    ["scenario", "server", "req/s", "req/s range", "p50 ms", "p99 ms", "peak RSS MB", "srv CPU us/req", "loadgen CPU", "bad"],
+    ["scenario", "server", "req/s", "req/s range", "p50 ms", "p99 ms", "peak RSS MB", "srv CPU us/req", "db CPU us/req", "loadgen CPU", "bad"],
     summaries.map((row) => [
       SCENARIOS[row.scenario].label,
       LABELS[row.target],
@@ -185,6 +192,7 @@ export const reportHttp = (report: Report, runs: ReadonlyArray<HttpRun>, present
       fmt(row.p99),
       fmt(row.peakRssMb),
       fmt(row.serverCpuUsPerRequest),
+      fmt(row.databaseCpuUsPerRequest),
       `${fmt(row.clientCpuPercent, 2)}%`,
       row.bad === 0 ? "0" : row.badDetail
     ])
@@ -192,7 +200,9 @@ export const reportHttp = (report: Report, runs: ReadonlyArray<HttpRun>, present
   report.say("   req/s, p50, p99, CPU: medians over passes; req/s range: slowest-fastest pass; peak RSS: the largest")
   report.say("   VmHWM of the server process over the measured windows (PostgreSQL's own processes not included;")
   report.say("   PGlite runs inside the embedded service, so it is). srv CPU us/req: the server process's CPU time per")
-  report.say("   answer (10 ms ticks). loadgen CPU near 100% means autocannon, not the server, set the pace.")
+  report.say("   answer (10 ms ticks). db CPU us/req: the CPU of all of this machine's PostgreSQL processes per answer")
+  report.say("   of a server on PostgreSQL (backends, WAL writer, autovacuum; anything else using the server then counts")
+  report.say("   too). loadgen CPU near 100% means autocannon, not the server, set the pace.")
 
   /** Median over passes of a per-pass ratio subject/against; undefined if either side is missing. */
   const ratio = (scenario: ScenarioName, subject: TargetKey, against: TargetKey, pick: (run: HttpRun) => number | undefined) => {

@@ -13,8 +13,8 @@ import { mkdtempSync } from "node:fs"
 import { join } from "node:path"
 import type { CannonArgs, CannonResult } from "./cannon.ts"
 import { type LoadGenerator, startLoadGenerator } from "./cannon-client.ts"
-import { type HttpRun, LABELS, reportHttp, type TargetKey } from "./http-results.ts"
-import { cpuMillisOf, fmt, peakRssBytes, resetPeakRss, stopChild, waitExit } from "./lib.ts"
+import { type HttpRun, LABELS, ON_POSTGRES, reportHttp, type TargetKey } from "./http-results.ts"
+import { cpuMillisOf, fmt, peakRssBytes, postgresCpuMillis, resetPeakRss, stopChild, waitExit } from "./lib.ts"
 import { createDatabase, dropDatabase, seedPets } from "./pg-admin.ts"
 import type { Report } from "./report.ts"
 import { MEASURED, SCENARIOS, type ScenarioName } from "./scenarios.ts"
@@ -237,9 +237,12 @@ export const httpSection = async (options: HttpOptions): Promise<Record<string, 
       const pid = target.server.child.pid
       const warm = await loader.run(args)
       rssResettable = resetPeakRss(pid) && rssResettable
+      const onPostgres = ON_POSTGRES.has(target.key)
+      const databaseBefore = onPostgres ? postgresCpuMillis() : undefined
       const cpuBefore = cpuMillisOf(pid)
       const result = await loader.run({ ...args, seconds: options.seconds, seed })
       const cpuAfter = cpuMillisOf(pid)
+      const databaseAfter = onPostgres ? postgresCpuMillis() : undefined
       target.sent += warm.sent + result.sent
       const { bad, detail } = badOf(scenario, result)
       return {
@@ -254,6 +257,9 @@ export const httpSection = async (options: HttpOptions): Promise<Record<string, 
         serverCpuUsPerRequest: cpuBefore === undefined || cpuAfter === undefined || result.requests === 0
           ? undefined
           : ((cpuAfter - cpuBefore) * 1000) / result.requests,
+        databaseCpuUsPerRequest: databaseBefore === undefined || databaseAfter === undefined || result.requests === 0
+          ? undefined
+          : ((databaseAfter - databaseBefore) * 1000) / result.requests,
         clientCpuPercent: (100 * result.clientCpuMs) / (result.seconds * 1000),
         bad,
         badDetail: detail
