@@ -27,9 +27,6 @@ export type TargetKey =
   | "effect-pg"
   | "effect-sqlpg"
 
-/** The servers whose store is this machine's PostgreSQL server (embedded PGlite runs inside its process). */
-export const ON_POSTGRES: ReadonlySet<TargetKey> = new Set(["as-postgres", "fastify-pg", "fastify-features-pg", "effect-pg", "effect-sqlpg"])
-
 export const LABELS: Record<TargetKey, string> = {
   "as-memory": "Animal Store memory",
   "as-embedded": "Animal Store embedded",
@@ -124,7 +121,7 @@ export interface HttpRun {
   /** Peak RSS of the server process during the measured window (lifetime peak if it could not be reset). */
   readonly peakRssBytes: number | undefined
   readonly serverCpuUsPerRequest: number | undefined
-  /** CPU of the PostgreSQL server's processes per answer, for a server on PostgreSQL. */
+  /** CPU of the PostgreSQL backends connected to the server's database, per answer. */
   readonly databaseCpuUsPerRequest: number | undefined
   readonly clientCpuPercent: number
   /** Answers with an unexpected status, and connection errors. */
@@ -200,9 +197,9 @@ export const reportHttp = (report: Report, runs: ReadonlyArray<HttpRun>, present
   report.say("   req/s, p50, p99, CPU: medians over passes; req/s range: slowest-fastest pass; peak RSS: the largest")
   report.say("   VmHWM of the server process over the measured windows (PostgreSQL's own processes not included;")
   report.say("   PGlite runs inside the embedded service, so it is). srv CPU us/req: the server process's CPU time per")
-  report.say("   answer (10 ms ticks). db CPU us/req: the CPU of all of this machine's PostgreSQL processes per answer")
-  report.say("   of a server on PostgreSQL (backends, WAL writer, autovacuum; anything else using the server then counts")
-  report.say("   too). loadgen CPU near 100% means autocannon, not the server, set the pace.")
+  report.say("   answer (10 ms ticks). db CPU us/req: for a server on PostgreSQL, the CPU of the backends connected to")
+  report.say("   its database per answer (not the WAL writer's or autovacuum's). loadgen CPU near 100% means")
+  report.say("   autocannon, not the server, set the pace.")
 
   /** Median over passes of a per-pass ratio subject/against; undefined if either side is missing. */
   const ratio = (scenario: ScenarioName, subject: TargetKey, against: TargetKey, pick: (run: HttpRun) => number | undefined) => {

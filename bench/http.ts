@@ -13,7 +13,7 @@ import { mkdtempSync } from "node:fs"
 import { join } from "node:path"
 import type { CannonArgs, CannonResult } from "./cannon.ts"
 import { type LoadGenerator, startLoadGenerator } from "./cannon-client.ts"
-import { type HttpRun, LABELS, ON_POSTGRES, reportHttp, type TargetKey } from "./http-results.ts"
+import { type HttpRun, LABELS, reportHttp, type TargetKey } from "./http-results.ts"
 import { cpuMillisOf, fmt, peakRssBytes, postgresCpuMillis, resetPeakRss, stopChild, waitExit } from "./lib.ts"
 import { createDatabase, dropDatabase, seedPets } from "./pg-admin.ts"
 import type { Report } from "./report.ts"
@@ -57,6 +57,8 @@ interface Target {
   readonly idMax: number
   /** How the pets got there, and how long it took. */
   readonly seeding: { readonly how: string; readonly millis: number }
+  /** The database of a server on this machine's PostgreSQL server. */
+  readonly database?: string
   /** Requests sent to it so far, seeding and warm-up included (for log lines per request). */
   sent: number
 }
@@ -135,7 +137,8 @@ export const httpSection = async (options: HttpOptions): Promise<Record<string, 
     const seedBySql = async (key: TargetKey, server: Server, url: string): Promise<Target> => {
       const started = performance.now()
       const range = await seedPets(url, SEED_PETS)
-      return { key, server, ...range, seeding: { how: "SQL", millis: performance.now() - started }, sent: 0 }
+      const database = decodeURIComponent(new URL(url).pathname.slice(1))
+      return { key, server, ...range, seeding: { how: "SQL", millis: performance.now() - started }, sent: 0, database }
     }
     const database = async (label: string) => {
       if (options.pgUrl === undefined) throw new Error("no usable PostgreSQL server (BENCH_PG_URL)")
@@ -237,12 +240,11 @@ export const httpSection = async (options: HttpOptions): Promise<Record<string, 
       const pid = target.server.child.pid
       const warm = await loader.run(args)
       rssResettable = resetPeakRss(pid) && rssResettable
-      const onPostgres = ON_POSTGRES.has(target.key)
-      const databaseBefore = onPostgres ? postgresCpuMillis() : undefined
+      const databaseBefore = target.database === undefined ? undefined : postgresCpuMillis(target.database)
       const cpuBefore = cpuMillisOf(pid)
       const result = await loader.run({ ...args, seconds: options.seconds, seed })
       const cpuAfter = cpuMillisOf(pid)
-      const databaseAfter = onPostgres ? postgresCpuMillis() : undefined
+      const databaseAfter = target.database === undefined ? undefined : postgresCpuMillis(target.database)
       target.sent += warm.sent + result.sent
       const { bad, detail } = badOf(scenario, result)
       return {

@@ -152,13 +152,18 @@ export const cpuMillisOf = (pid: number | undefined): number | undefined => {
 /**
  * CPU time of every process of this machine's PostgreSQL server (backends and auxiliary
  * processes: WAL writer, checkpointer, autovacuum), in milliseconds; 0 when none is visible.
+ * With `database`, only the backends connected to it: what one server's own connections
+ * cost, whatever else uses the PostgreSQL server meanwhile (a backend that ends takes its
+ * CPU out of a sum over all processes).
  */
-export const postgresCpuMillis = (): number => {
+export const postgresCpuMillis = (database?: string): number => {
   let total = 0
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue
     try {
       if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() !== "postgres") continue
+      // A backend's title: "postgres: <cluster>: <user> <database> <host>(<port>) <state>".
+      if (database !== undefined && !readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(` ${database} `)) continue
     } catch {
       continue
     }
