@@ -1,4 +1,4 @@
-import { describe, expect, it } from "@effect/vitest"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { execFileSync, spawn, spawnSync } from "node:child_process"
 import {
   copyFileSync,
@@ -156,10 +156,27 @@ const embeddingExamples = (): Array<string> => {
 }
 
 describe("the packed package in a consumer project outside the repo", () => {
+  // The library is packed once (its prepack builds dist/ with tsc) for both consumers; each
+  // installs its own copy of the one tarball.
+  let packs = ""
+  let packed: Packed = { tarball: "", files: [] }
+  beforeAll(() => {
+    packs = mkdtempSync(join(tmpdir(), "animal-store-packs-"))
+    packed = packInto(packs)
+  }, 300_000)
+  afterAll(() => {
+    if (packs !== "") rmSync(packs, { recursive: true, force: true })
+  })
+  /** The library's tarball copied into `project`: what packInto(project) would have made. */
+  const libraryInto = (project: string): Packed => {
+    copyFileSync(join(packs, packed.tarball), join(project, packed.tarball))
+    return packed
+  }
+
   it("installs from the tarball, typechecks with declarations (every client method too), runs the three embedding uses, and its bin", async () => {
     const project = mkdtempSync(join(tmpdir(), "animal-store-consumer-"))
     try {
-      const library = packInto(project)
+      const library = libraryInto(project)
       const pgdata = packInto(project, join(repo, "packages", "pgdata"))
       const templateFile = `pgdata-pglite-${own.devDependencies["@electric-sql/pglite"]}.tar.br`
       // The library ships no data template (a memory-only host never uses it) and no source
@@ -272,7 +289,7 @@ describe("the packed package in a consumer project outside the repo", () => {
   it("installs light for the domain and the memory store: no store driver, and the embedded entry names what it needs", () => {
     const project = mkdtempSync(join(tmpdir(), "animal-store-light-"))
     try {
-      const { tarball } = packInto(project)
+      const { tarball } = libraryInto(project)
       writeFileSync(join(project, "package.json"), JSON.stringify({
         name: "animal-store-light-consumer",
         private: true,
