@@ -1,19 +1,9 @@
-import { Effect, Layer } from "effect"
-import { mkdtemp, rm } from "node:fs/promises"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import * as EmbeddedDatabase from "../../../src/adapters/embedded/EmbeddedDatabase.ts"
+import { Layer } from "effect"
 import * as ApiKeyStoreSql from "../../../src/adapters/postgres/keys/ApiKeyStoreSql.ts"
 import { apiKeyStoreContract } from "../../ports/keys/ApiKeyStoreContract.ts"
+import * as FreshDataDir from "./FreshDataDir.ts"
 
-// A throwaway data directory per run, removed when the store closes.
-const freshDataDir = Layer.unwrap(Effect.gen(function*() {
-  const dataDir = yield* Effect.acquireRelease(
-    Effect.promise(() => mkdtemp(join(tmpdir(), "animal-store-keys-"))),
-    (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
-  )
-  return EmbeddedDatabase.layer({ dataDir })
-}))
+const freshDataDir = FreshDataDir.layer("animal-store-keys-")
 
 apiKeyStoreContract(
   "embedded",

@@ -1,22 +1,12 @@
-import { Effect, Layer } from "effect"
-import { mkdtemp, rm } from "node:fs/promises"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import * as EmbeddedDatabase from "../../../src/adapters/embedded/EmbeddedDatabase.ts"
+import { Layer } from "effect"
 import * as EventLogSql from "../../../src/adapters/postgres/events/EventLogSql.ts"
 import * as OrderRepositorySql from "../../../src/adapters/postgres/orders/OrderRepositorySql.ts"
 import * as PetRepositorySql from "../../../src/adapters/postgres/pets/PetRepositorySql.ts"
 import { eventLogContract } from "../../ports/events/EventLogContract.ts"
 import { rolledBack } from "../postgres/events/EventLogRollback.ts"
+import * as FreshDataDir from "./FreshDataDir.ts"
 
-// A throwaway data directory per run, removed when the store closes.
-const freshDataDir = Layer.unwrap(Effect.gen(function*() {
-  const dataDir = yield* Effect.acquireRelease(
-    Effect.promise(() => mkdtemp(join(tmpdir(), "animal-store-events-"))),
-    (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
-  )
-  return EmbeddedDatabase.layer({ dataDir })
-}))
+const freshDataDir = FreshDataDir.layer("animal-store-events-")
 
 const options = { timeout: "10 seconds" } as const
 

@@ -1,10 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { type Duration, Effect, Fiber, Layer, Result } from "effect"
 import { SqlClient } from "effect/sql"
-import { mkdtemp, rm } from "node:fs/promises"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import * as EmbeddedDatabase from "../../../src/adapters/embedded/EmbeddedDatabase.ts"
 import * as PetRepositorySql from "../../../src/adapters/postgres/pets/PetRepositorySql.ts"
 import { CategoryId } from "../../../src/domain/pets/CategoryId.ts"
 import { StoreUnavailable } from "../../../src/domain/Errors.ts"
@@ -12,15 +8,9 @@ import { NewPet } from "../../../src/domain/pets/NewPet.ts"
 import { PetName } from "../../../src/domain/pets/PetName.ts"
 import { PetRepository } from "../../../src/ports/pets/PetRepository.ts"
 import { petRepositoryContract } from "../../ports/pets/PetRepositoryContract.ts"
+import * as FreshDataDir from "./FreshDataDir.ts"
 
-// A throwaway data directory per run, removed when the store closes.
-const freshDataDir = Layer.unwrap(Effect.gen(function*() {
-  const dataDir = yield* Effect.acquireRelease(
-    Effect.promise(() => mkdtemp(join(tmpdir(), "animal-store-contract-"))),
-    (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
-  )
-  return EmbeddedDatabase.layer({ dataDir })
-}))
+const freshDataDir = FreshDataDir.layer("animal-store-contract-")
 
 petRepositoryContract(
   "embedded",
