@@ -45,16 +45,32 @@ export const OrderIdParam = idParam(OrderId)
 /** A webhook subscription's id in a URL path. */
 export const WebhookIdParam = idParam(WebhookId)
 
-const CURSOR_PREFIX = "after:"
 const invalidCursor = (input: string) =>
   new SchemaIssue.InvalidValue({ message: "is not a cursor this service issued" }, input)
+
+/**
+ * An opaque cursor: `prefix` and the value of a page's last row, as base64url. It decodes
+ * only as this service writes it: the prefix, a value `valid` accepts, and the same
+ * base64url text again (no padding or other spelling of the same bytes).
+ */
+const prefixedCursor = <A>(prefix: string, valid: RegExp, value: (text: string) => A) => {
+  const of = (text: string): string => Buffer.from(`${prefix}${text}`, "utf8").toString("base64url")
+  const decode = (cursor: string): Effect.Effect<A, SchemaIssue.Issue> => {
+    const text = Buffer.from(cursor, "base64url").toString("utf8")
+    const rest = text.startsWith(prefix) ? text.slice(prefix.length) : ""
+    return valid.test(rest) && of(rest) === cursor ? Effect.succeed(value(rest)) : Effect.fail(invalidCursor(cursor))
+  }
+  return { of, decode }
+}
+
+const idCursor = prefixedCursor("after:", DIGITS, BigInt)
 
 /**
  * The cursor of a page that ends at `id`: what the cursor schemas below encode, written
  * directly by the list handlers, which would otherwise run the schema's encoder (and a
  * fiber for its effectful transformation) on every page.
  */
-export const cursorOf = (id: bigint): string => Buffer.from(`${CURSOR_PREFIX}${id}`, "utf8").toString("base64url")
+export const cursorOf = (id: bigint): string => idCursor.of(String(id))
 
 /**
  * The opaque `cursor` of a next-page link: the last id of the previous page, so paging
@@ -64,36 +80,20 @@ const cursorParam = <S extends Schema.Codec<bigint, bigint>>(id: S) =>
   Schema.String.pipe(
     Schema.decodeTo(
       id,
-      SchemaTransformation.transformEffect({
-        decode: (cursor: string) => {
-          const text = Buffer.from(cursor, "base64url").toString("utf8")
-          const digits = text.startsWith(CURSOR_PREFIX) ? text.slice(CURSOR_PREFIX.length) : ""
-          return DIGITS.test(digits) && Buffer.from(text, "utf8").toString("base64url") === cursor
-            ? Effect.succeed(BigInt(digits))
-            : Effect.fail(invalidCursor(cursor))
-        },
-        encode: (id: bigint) => Effect.succeed(cursorOf(id))
-      })
+      SchemaTransformation.transformEffect({ decode: idCursor.decode, encode: (id: bigint) => Effect.succeed(cursorOf(id)) })
     )
   )
 
-const TAG_CURSOR_PREFIX = "tag:"
+const tagCursor = prefixedCursor("tag:", PET_TAG, (tag) => tag)
 
 /** The cursor of a page of tags that ends at `tag`: what {@link TagCursorParam} decodes. */
-export const tagCursorOf = (tag: string): string => Buffer.from(`${TAG_CURSOR_PREFIX}${tag}`, "utf8").toString("base64url")
+export const tagCursorOf = (tag: string): string => tagCursor.of(tag)
 
 /** The opaque `cursor` of a next page of tags: the last tag of the previous page (tags are paged in tag order). */
 export const TagCursorParam = Schema.String.pipe(
   Schema.decodeTo(
     PetTag,
-    SchemaTransformation.transformEffect({
-      decode: (cursor: string) => {
-        const text = Buffer.from(cursor, "base64url").toString("utf8")
-        const tag = text.startsWith(TAG_CURSOR_PREFIX) ? text.slice(TAG_CURSOR_PREFIX.length) : ""
-        return PET_TAG.test(tag) && tagCursorOf(tag) === cursor ? Effect.succeed(tag) : Effect.fail(invalidCursor(cursor))
-      },
-      encode: (tag: string) => Effect.succeed(tagCursorOf(tag))
-    })
+    SchemaTransformation.transformEffect({ decode: tagCursor.decode, encode: (tag: string) => Effect.succeed(tagCursorOf(tag)) })
   )
 )
 
