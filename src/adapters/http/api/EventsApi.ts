@@ -1,12 +1,13 @@
 import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { EventId } from "../../../domain/events/EventId.ts"
 import { EventType } from "../../../domain/events/EventType.ts"
 import { CursorExpired, Internal, InvalidRequest, RateLimited, ServiceUnavailable } from "./ApiErrors.ts"
 import { Authorization } from "./Authorization.ts"
-import { jsonInt64, LosslessJsonBody } from "./JsonInt64.ts"
+import { jsonInt64 } from "./JsonInt64.ts"
 import { EventIdParam, LimitParam } from "./PathAndQuery.ts"
 import { RequestValidation } from "./RequestValidation.ts"
+import { PageBody } from "./PageBody.ts"
 
 /** An event on the wire: `data` is the resource after the change, as a GET would answer it. */
 export const EventJson = Schema.Struct({
@@ -37,9 +38,7 @@ export class EventsGroup extends HttpApiGroup.make("events")
         accept: Schema.optionalKey(Schema.String),
         "last-event-id": Schema.optionalKey(EventIdParam)
       },
-      success: HttpApiSchema.WithHeaders(LosslessJsonBody(EventsJson), {
-        link: Schema.optionalKey(Schema.String)
-      }),
+      success: PageBody(EventsJson),
       error: [InvalidRequest, CursorExpired, RateLimited, ServiceUnavailable, Internal]
     }).annotateMerge(OpenApi.annotations({
       identifier: "listEvents",

@@ -29,6 +29,7 @@ import { IfMatchHeaders } from "./PetEntityTag.ts"
 import { RequestValidation } from "./RequestValidation.ts"
 import { WriteScope } from "./WriteScope.ts"
 import { patchBody } from "./PatchBody.ts"
+import { PageBody } from "./PageBody.ts"
 
 /**
  * A pet on the wire: int64 fields are bare JSON integers with every digit; `version` is
@@ -112,9 +113,7 @@ export class PetsGroup extends HttpApiGroup.make("animals")
         })),
         cursor: Schema.optionalKey(CursorParam)
       },
-      success: HttpApiSchema.WithHeaders(LosslessJsonBody(PetsJson), {
-        link: Schema.optionalKey(Schema.String)
-      }),
+      success: PageBody(PetsJson),
       error: [InvalidRequest, RateLimited, ServiceUnavailable, Internal]
     }).annotateMerge(OpenApi.annotations({
       identifier: "listPets",
@@ -130,9 +129,7 @@ export class PetsGroup extends HttpApiGroup.make("animals")
         limit: Schema.optionalKey(LimitParam),
         cursor: Schema.optionalKey(TagCursorParam)
       },
-      success: HttpApiSchema.WithHeaders(LosslessJsonBody(TagCountsJson), {
-        link: Schema.optionalKey(Schema.String)
-      }),
+      success: PageBody(TagCountsJson),
       error: [InvalidRequest, RateLimited, ServiceUnavailable, Internal]
     }).annotateMerge(OpenApi.annotations({
       identifier: "listTags",

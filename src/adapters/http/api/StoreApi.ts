@@ -22,6 +22,7 @@ import { LimitParam, OrderCursorParam, OrderIdParam, PetIdParam } from "./PathAn
 import { MAX_BODY_VALUES } from "./PetsApi.ts"
 import { RequestValidation } from "./RequestValidation.ts"
 import { WriteScope } from "./WriteScope.ts"
+import { PageBody } from "./PageBody.ts"
 
 /**
  * `quantity` on the wire. The lossless JSON reader turns every integer into a bigint, so
@@ -84,9 +85,7 @@ export class StoreGroup extends HttpApiGroup.make("store")
         petId: Schema.optionalKey(PetIdParam),
         cursor: Schema.optionalKey(OrderCursorParam)
       },
-      success: HttpApiSchema.WithHeaders(LosslessJsonBody(OrdersJson), {
-        link: Schema.optionalKey(Schema.String)
-      }),
+      success: PageBody(OrdersJson),
       error: [InvalidRequest, RateLimited, ServiceUnavailable, Internal]
     }).annotateMerge(OpenApi.annotations({
       identifier: "listOrders",

@@ -23,6 +23,7 @@ import { MAX_BODY_VALUES } from "./PetsApi.ts"
 import { RequestValidation } from "./RequestValidation.ts"
 import { WriteScope } from "./WriteScope.ts"
 import { patchBody } from "./PatchBody.ts"
+import { PageBody } from "./PageBody.ts"
 
 /** A webhook subscription on the wire; its secret is never part of it. */
 export const WebhookJson = Schema.Struct({
@@ -201,9 +202,7 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
         limit: Schema.optionalKey(LimitParam),
         cursor: Schema.optionalKey(DeliveryCursorParam)
       },
-      success: HttpApiSchema.WithHeaders(LosslessJsonBody(DeliveriesJson), {
-        link: Schema.optionalKey(Schema.String)
-      }),
+      success: PageBody(DeliveriesJson),
       error: READ_ERRORS
     }).middleware(WriteScope).annotateMerge(OpenApi.annotations({
       identifier: "listWebhookDeliveries",
