@@ -16,12 +16,11 @@
  * young generation: at most one young generation (8 MB) over the requests counted.
  */
 import { readFileSync } from "node:fs"
-import { fixedRuns, not2xx, startLoadGenerator } from "./cannon-client.ts"
+import { not2xx, seededFixedRuns, startLoadGenerator } from "./cannon-client.ts"
 import { fmt, fmtRatio, stopChild } from "./lib.ts"
 import { createDatabase, dropDatabase } from "./pg-admin.ts"
 import type { Report } from "./report.ts"
 import type { ScenarioName } from "./scenarios.ts"
-import { seedByPost } from "./seed.ts"
 import { type Server, startEffect, startService } from "./servers.ts"
 
 export interface AllocationsOptions {
@@ -95,14 +94,12 @@ export const allocationsSection = async (options: AllocationsOptions): Promise<R
       try {
         const server = await start(kind, options, db?.url ?? "")
         try {
-          const seeded = await seedByPost(server.port, options.apiKey, PETS)
-          if (seeded.count !== PETS) throw new Error(`${label}: seeding stored ${seeded.count} pets`)
-          const load = fixedRuns(loader, {
+          const load = await seededFixedRuns(loader, {
+            label,
             port: server.port,
             apiKey: options.apiKey,
             connections: CONNECTIONS,
-            idMin: seeded.idMin,
-            idMax: seeded.idMax
+            pets: PETS
           })
           const own: Partial<Record<ScenarioName, Measured>> = {}
           results[kind] = own

@@ -5,6 +5,7 @@
 import type { ChildProcess } from "node:child_process"
 import type { CannonArgs, CannonReply, CannonRequest, CannonResult } from "./cannon.ts"
 import { BENCH_DIR, NODE, ROOT, spawnTracked, stopChild } from "./lib.ts"
+import { seedByPost } from "./seed.ts"
 
 export interface LoadGenerator {
   readonly run: (args: CannonArgs) => Promise<CannonResult>
@@ -52,15 +53,20 @@ export const startLoadGenerator = (): LoadGenerator => {
 }
 
 /**
- * Runs of a fixed number of requests of one scenario against a server's seeded pets, at
+ * Seeds `pets` pets by POST into the server at `port` (all of them, or it throws naming
+ * `label`), then gives runs of a fixed number of requests of one scenario against them, at
  * `connections`, always with seed 1: the same requests in every run, for counting per request.
  */
-export const fixedRuns = (
+export const seededFixedRuns = async (
   loader: LoadGenerator,
-  target: { readonly port: number; readonly apiKey: string; readonly connections: number; readonly idMin: number; readonly idMax: number }
-) =>
-(scenario: CannonArgs["scenario"], amount: number): Promise<CannonResult> =>
-  loader.run({ ...target, scenario, seconds: 600, amount, seed: 1 })
+  target: { readonly label: string; readonly port: number; readonly apiKey: string; readonly connections: number; readonly pets: number }
+) => {
+  const seeded = await seedByPost(target.port, target.apiKey, target.pets)
+  if (seeded.count !== target.pets) throw new Error(`${target.label}: seeding stored ${seeded.count} pets`)
+  const { apiKey, connections, port } = target
+  return (scenario: CannonArgs["scenario"], amount: number): Promise<CannonResult> =>
+    loader.run({ port, apiKey, connections, idMin: seeded.idMin, idMax: seeded.idMax, scenario, seconds: 600, amount, seed: 1 })
+}
 
 /** The answers of a run that were not 2xx. */
 export const not2xx = (result: CannonResult): number =>

@@ -29,12 +29,11 @@
 import { execFileSync } from "node:child_process"
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
-import { fixedRuns, not2xx, startLoadGenerator } from "./cannon-client.ts"
+import { not2xx, seededFixedRuns, startLoadGenerator } from "./cannon-client.ts"
 import { fmt, fmtRatio, HOST, sleep, stopChild } from "./lib.ts"
 import { createDatabase, dropDatabase } from "./pg-admin.ts"
 import type { Report } from "./report.ts"
 import type { ScenarioName } from "./scenarios.ts"
-import { seedByPost } from "./seed.ts"
 import {
   type Server,
   startEffect,
@@ -254,17 +253,15 @@ export const instructionsSection = async (options: InstructionsOptions): Promise
       }
       const server = await start(kind, options, wrapper, databaseUrl)
       try {
-        const seeded = await seedByPost(server.port, options.apiKey, PETS)
-        if (seeded.count !== PETS) throw new Error(`${label}: seeding stored ${seeded.count} pets`)
-        report.say(`   ${label}: serving and seeded under valgrind in ${fmt((performance.now() - started) / 1000)} s`)
-        const pid = String(server.child.pid)
-        const load = fixedRuns(loader, {
+        const load = await seededFixedRuns(loader, {
+          label,
           port: server.port,
           apiKey: options.apiKey,
           connections: CONNECTIONS,
-          idMin: seeded.idMin,
-          idMax: seeded.idMax
+          pets: PETS
         })
+        report.say(`   ${label}: serving and seeded under valgrind in ${fmt((performance.now() - started) / 1000)} s`)
+        const pid = String(server.child.pid)
         const own: Partial<Record<ScenarioName, number>> = {}
         counts[kind] = own
         for (const scenario of options.scenarios) {
