@@ -8,8 +8,9 @@
  * rather than its histogram, which keeps whole milliseconds only and 2xx answers only.
  */
 import autocannon from "autocannon"
-import { type LatencyMs, percentile, prng } from "./lib.ts"
+import { type LatencyMs, percentile } from "./lib.ts"
 import { type PlannedRequest, type RequestSource, SCENARIOS, type ScenarioName } from "./scenarios.ts"
+import { mulberry32 } from "../test/e2e/Mulberry32.ts"
 
 export interface CannonArgs {
   readonly port: number
@@ -56,7 +57,7 @@ const latencies = new Float64Array(MAX_SAMPLES)
 const run = (args: CannonArgs): Promise<CannonResult> =>
   new Promise((resolve, reject) => {
     const scenario = SCENARIOS[args.scenario]
-    const source: RequestSource = { idMin: args.idMin, idMax: args.idMax, random: prng(args.seed), path: args.path }
+    const source: RequestSource = { idMin: args.idMin, idMax: args.idMax, random: mulberry32(args.seed), path: args.path }
     const toRequest = (planned: PlannedRequest): autocannon.Request =>
       planned.body === undefined
         ? { method: planned.method, path: planned.path, headers: { authorization: `Bearer ${args.apiKey}` } }

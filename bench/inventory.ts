@@ -26,8 +26,9 @@ import { PetId } from "../src/domain/pets/PetId.ts"
 import { PetName } from "../src/domain/pets/PetName.ts"
 import type { PetRepository } from "../src/ports/pets/PetRepository.ts"
 import { type Comparison, compare, effectChunk } from "./compare.ts"
-import { prng, STATUSES } from "./lib.ts"
+import { STATUSES } from "./lib.ts"
 import { runChildMain } from "./child-main.ts"
+import { mulberry32 } from "../test/e2e/Mulberry32.ts"
 
 export interface InventoryArgs {
   readonly adapter: "memory" | "embedded" | "postgres"
@@ -92,7 +93,7 @@ const measure = (repo: PetRepository["Service"], seed: Seed) =>
       const inventory = yield* repo.inventory
       const counted = inventory.available + inventory.pending + inventory.sold + inventory.none
       if (counted !== pets) return yield* Effect.die(`the inventory counts ${counted} pets of ${pets}`)
-      const random = prng(42)
+      const random = mulberry32(42)
       const ids = Array.from({ length: args.calls + WARMUP }, () => PetId.make(BigInt(1 + Math.floor(random() * pets))))
       const subject = effectChunk(() => repo.inventory)
       const reference = effectChunk((i) => repo.get(ids[i % ids.length]!))

@@ -252,17 +252,6 @@ export const markdownTable = (header: ReadonlyArray<string>, rows: ReadonlyArray
   return [line(header), line(numeric.map((n) => (n ? "---:" : "---"))), ...rows.map(line)].join("\n")
 }
 
-/** A deterministic pseudo-random sequence (mulberry32), so runs issue the same requests. */
-export const prng = (seed: number): (() => number) => {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 /** Statuses cycled through by the generated pets: a quarter each, a quarter without status. */
 export const STATUSES = ["available", "pending", "sold", undefined] as const

@@ -29,9 +29,10 @@ import { PetStatus as PetStatusSchema } from "../src/domain/pets/PetStatus.ts"
 import type { PetStatus } from "../src/domain/pets/PetStatus.ts"
 import type { PetRepository } from "../src/ports/pets/PetRepository.ts"
 import { type Chunk, type Comparison, compare, effectChunk, syncChunk } from "./compare.ts"
-import { prng, STATUSES } from "./lib.ts"
+import { STATUSES } from "./lib.ts"
 import { firstAfter } from "./keyset.ts"
 import { runChildMain } from "./child-main.ts"
+import { mulberry32 } from "../test/e2e/Mulberry32.ts"
 
 export interface RepositoryArgs {
   readonly adapter: "memory" | "embedded" | "postgres"
@@ -93,7 +94,7 @@ const newPetAt = (i: number): NewPet => newPets[i % newPets.length]!
 
 /** Pseudo-random ids in [1, maxId], the same sequence for both sides. */
 const idSequence = (count: number, maxId: number): ReadonlyArray<bigint> => {
-  const random = prng(42)
+  const random = mulberry32(42)
   return Array.from({ length: count }, () => BigInt(1 + Math.floor(random() * maxId)))
 }
 

@@ -19,9 +19,10 @@ import { PetId } from "../src/domain/pets/PetId.ts"
 import { searchKey, SearchText } from "../src/domain/pets/PetSearch.ts"
 import { PetTag } from "../src/domain/pets/PetTag.ts"
 import { PetRepository } from "../src/ports/pets/PetRepository.ts"
-import { fmt, median, percentile, prng, sortedCopy } from "./lib.ts"
+import { fmt, median, percentile, sortedCopy } from "./lib.ts"
 import { createDatabase, dropDatabase } from "./pg-admin.ts"
 import type { Report } from "./report.ts"
+import { mulberry32 } from "../test/e2e/Mulberry32.ts"
 
 export interface SearchOptions {
   readonly report: Report
@@ -68,7 +69,7 @@ const timed = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
 const measure = Effect.gen(function*() {
   const repo = yield* PetRepository
   yield* seed
-  const random = prng(7)
+  const random = mulberry32(7)
   const queries = Array.from({ length: CALLS }, (_, i) => {
     const n = 1 + Math.floor(random() * PETS)
     return [WORDS[n % WORDS.length]!.toLowerCase(), nameOf(n), "no such pet"][i % 3]!

@@ -10,6 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { checkRequest, expectDocumentedResponse } from "../adapters/http/OpenApiValidator.ts"
 import { killAll, type ServiceProcess, startService } from "./ServiceProcess.ts"
+import { mulberry32 } from "./Mulberry32.ts"
 
 type Json = Record<string, any>
 
@@ -27,16 +28,9 @@ beforeAll(async () => {
 
 afterAll(killAll)
 
-/** A small deterministic generator (mulberry32), so that a seed replays a run. */
+/** Choices from a seeded sequence, so that a seed replays a run. */
 const random = (seed: number) => {
-  let state = seed >>> 0
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
+  const next = mulberry32(seed)
   const int = (min: number, max: number) => min + Math.floor(next() * (max - min + 1))
   const pick = <A>(items: ReadonlyArray<A>): A => items[int(0, items.length - 1)]!
   return { next, int, pick, chance: (p: number) => next() < p }

@@ -21,6 +21,7 @@ import * as ApiKeyStoreMemory from "../../../src/adapters/memory/keys/ApiKeyStor
 import * as StoreMemory from "../../../src/adapters/memory/StoreMemory.ts"
 import { jpeg, phoneJpeg, png, webp } from "../images/TestImages.ts"
 import { API_KEY, AUTH, createPet, makeTestServer, SERVERS } from "./TestServer.ts"
+import { mulberry32 } from "../../e2e/Mulberry32.ts"
 
 const SEED = (() => {
   const fromEnv = process.env["FUZZ_SEED"]
@@ -33,17 +34,6 @@ const CASES = 120
 const TYPES = ["image/jpeg", "image/png", "image/webp"] as const
 const FORMAT_OF: Record<string, string> = { "image/jpeg": "jpeg", "image/png": "png", "image/webp": "webp" }
 
-// mulberry32: small, seedable, enough for choosing mutations.
-const prng = (seed: number) => {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 type Random = () => number
 const below = (random: Random, n: number) => Math.floor(random() * n)
@@ -98,7 +88,7 @@ describe("photo upload fuzzing", () => {
       SERVERS
     )
     onTestFinished(() => api.dispose())
-    const random = prng(SEED)
+    const random = mulberry32(SEED)
     const images: ReadonlyArray<readonly [string, Uint8Array]> = [
       ["image/jpeg", new Uint8Array(await jpeg(64, 48))],
       ["image/jpeg", new Uint8Array(await phoneJpeg())],
